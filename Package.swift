@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "AppHome",
+    products: [
+        .executable(name: "defaults", targets: ["defaults"]),
+        .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "Preferences", targets: ["Preferences"]),
+    ],
+    targets: [
+        // Foundation-free on purpose: start-up time of `defaults` is the budget.
+        .target(name: "PropertyList"),
+        .target(name: "Preferences", dependencies: ["PropertyList"]),
+        .target(name: "CommandSupport"),
+        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "CommandSupport"]),
+        .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
+        .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
+        .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList"]),
+        .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+import PropertyList
+import Preferences
+import CommandSupport

@@ -1,0 +1,91 @@
+/// A property-list value: the eight types every plist format can carry.
+///
+/// The model is deliberately Foundation-free so that the `defaults` command
+/// starts in the time a plain Swift binary starts. Integers span the whole
+/// range a binary plist can store, `Int64.min ... UInt64.max`, which is why
+/// they are kept as `Int128`; every initialiser that builds an integer from
+/// outside input checks that range (see ``PlistValue/integerRange``).
+public enum PlistValue: Hashable, Sendable {
+    case string(String)
+    case integer(Int128)
+    case real(Double)
+    case bool(Bool)
+    case date(PlistDate)
+    case data([UInt8])
+    case array([PlistValue])
+    case dictionary([String: PlistValue])
+
+    /// The integers a property list can hold: a signed 64-bit value, or an
+    /// unsigned one above `Int64.max` (binary plists store those in 16 bytes).
+    public static let integerRange: ClosedRange<Int128> = Int128(Int64.min)...Int128(UInt64.max)
+
+    /// The deepest nesting of arrays and dictionaries that readers accept and
+    /// writers produce.
+    ///
+    /// Every reader, writer and printer in this module recurses once per
+    /// level; 2,048 levels keep the deepest recursion well inside a 512 KiB
+    /// thread stack, so a hostile file is a clear error instead of a crash.
+    public static let maximumDepth = 2048
+
+    /// The name `defaults read-type` prints for this value's type.
+    public var typeName: String {
+        switch self {
+        case .string: return "string"
+        case .integer: return "integer"
+        case .real: return "float"
+        case .bool: return "boolean"
+        case .date: return "date"
+        case .data: return "data"
+        case .array: return "array"
+        case .dictionary: return "dictionary"
+        }
+    }
+
+    /// The deepest nesting level of collections in this value (a scalar is 0).
+    public var depth: Int {
+        switch self {
+        case .array(let items): return 1 + (items.map(\.depth).max() ?? 0)
+        case .dictionary(let entries): return 1 + (entries.values.map(\.depth).max() ?? 0)
+        default: return 0
+        }
+    }
+
+    /// The dictionary payload, or `nil` for any other type.
+    public var dictionaryValue: [String: PlistValue]? {
+        if case .dictionary(let d) = self { return d }
+        return nil
+    }
+
+    /// The array payload, or `nil` for any other type.
+    public var arrayValue: [PlistValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+}
+
+/// A point in time as property lists store it: seconds since
+/// 2001-01-01 00:00:00 UTC (Core Foundation's reference date), fractional.
+public struct PlistDate: Hashable, Sendable, Comparable {
+    /// Seconds between the Unix epoch and the Core Foundation reference date.
+    public static let unixEpochOffset: Double = 978_307_200
+
+    /// Seconds since 2001-01-01 00:00:00 UTC; negative before it.
+    public var secondsSinceReferenceDate: Double
+
+    /// Creates a date from seconds since the Core Foundation reference date.
+    public init(secondsSinceReferenceDate: Double) {
+        self.secondsSinceReferenceDate = secondsSinceReferenceDate
+    }
+
+    /// Creates a date from seconds since the Unix epoch.
+    public init(secondsSince1970: Double) {
+        self.secondsSinceReferenceDate = secondsSince1970 - Self.unixEpochOffset
+    }
+
+    /// Seconds since the Unix epoch.
+    public var secondsSince1970: Double { secondsSinceReferenceDate + Self.unixEpochOffset }
+
+    public static func < (lhs: PlistDate, rhs: PlistDate) -> Bool {
+        lhs.secondsSinceReferenceDate < rhs.secondsSinceReferenceDate
+    }
+}
