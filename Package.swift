@@ -19,7 +19,7 @@ let package = Package(
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,160 @@
-import PropertyList
-import Preferences
 import CommandSupport
+import Preferences
+import PropertyList
+
+/// The `defaults` command: macOS syntax, output and messages, over an
+/// AppHome preference store.
+///
+/// `main` builds one with the environment and calls ``run(_:environment:console:)``.
+public struct DefaultsCommand {
+    /// How `read` and `export -` print values.
+    public enum OutputFormat: String, Sendable {
+        case text, xml, json
+    }
+
+    /// Options that come before the verb.
+    struct Options {
+        var root: String?
+        var scope: HostScope = .anyHost
+        var format: OutputFormat = .text
+        var keyPaths = false
+    }
+
+    let store: PreferenceStore
+    let options: Options
+    let console: Console
+
+    /// Runs `defaults` with `arguments` (without the program name) and
+    /// returns the exit status.
+    ///
+    /// - Parameters:
+    ///   - arguments: the command line after the program name.
+    ///   - environment: the variables `main` read.
+    ///   - console: where output goes and input comes from.
+    ///   - makeStore: builds the store for a root; tests pass another one.
+    public static func run(
+        _ arguments: [String],
+        environment: DefaultsEnvironment,
+        console: Console,
+        makeStore: (String) -> PreferenceStore = { FilePreferenceStore(root: $0) }
+    ) -> Int32 {
+        do {
+            var rest = arguments[...]
+            let options = try scanOptions(&rest)
+            guard let verbArgument = rest.popFirst() else {
+                throw CommandFailure.usage("missing verb")
+            }
+            let verb = verbArgument.lowercased()
+            if verb == "help" || verb == "--help" || verb == "-h" {
+                guard rest.isEmpty else { throw unexpected(rest.first!) }
+                console.out(HelpText.full)
+                return 0
+            }
+            guard let root = options.root ?? environment.defaultRoot() else {
+                throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
+            }
+            let command = DefaultsCommand(store: makeStore(root), options: options, console: console)
+            try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
+            return 0
+        } catch let failure as CommandFailure {
+            return failure.report(command: "defaults", usage: HelpText.full, to: console)
+        } catch let error as PreferencesError {
+            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
+        } catch let error as PlistError {
+            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
+        } catch {
+            return CommandFailure.failure("\(error)").report(command: "defaults", usage: HelpText.full, to: console)
+        }
+    }
+
+    static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {
+        var options = Options()
+        func value(_ name: String) throws(CommandFailure) -> String {
+            guard let v = rest.popFirst() else { throw .usage("option \(name) needs a value") }
+            return v
+        }
+        while let arg = rest.first, arg.hasPrefix("-") {
+            if arg == "-currentHost" {
+                rest.removeFirst()
+                options.scope = .currentHost
+            } else if arg == "-host" {
+                rest.removeFirst()
+                options.scope = .named(try value("-host"))
+            } else if arg == "--root" || arg.hasPrefix("--root=") {
+                rest.removeFirst()
+                let dir = arg == "--root" ? try value("--root") : String(arg.dropFirst(7))
+                guard !dir.isEmpty else { throw .usage("option --root needs a directory") }
+                options.root = dir
+            } else if arg == "--format" || arg.hasPrefix("--format=") {
+                rest.removeFirst()
+                let name = arg == "--format" ? try value("--format") : String(arg.dropFirst(9))
+                guard let format = OutputFormat(rawValue: name.lowercased()) else {
+                    throw .usage("unknown format \"\(name)\" for --format (use text, xml or json)")
+                }
+                options.format = format
+            } else if arg == "--key-path" {
+                rest.removeFirst()
+                options.keyPaths = true
+            } else if arg == "--help" || arg == "-h" {
+                return options  // handled as the verb
+            } else {
+                throw .usage("unknown option \(arg)")
+            }
+        }
+        return options
+    }
+
+    static func unexpected(_ arg: String) -> CommandFailure {
+        .failure("Unexpected argument \(arg); leaving defaults unchanged.")
+    }
+
+    func perform(verb: String, verbArgument: String, _ args: [String]) throws {
+        switch verb {
+        case "read": try read(args)
+        case "read-type": try readType(args)
+        case "write": try write(args)
+        case "rename": try rename(args)
+        case "delete", "remove", "delete-all": try delete(args)
+        case "import": try importDomain(args)
+        case "export": try exportDomain(args)
+        case "domains":
+            guard args.isEmpty else { throw Self.unexpected(args[0]) }
+            console.out(try store.domainNames().joined(separator: ", ") + "\n")
+        case "find": try find(args)
+        case "printhostidentifier":
+            guard args.isEmpty else { throw Self.unexpected(args[0]) }
+            console.out(try store.hostIdentifier() + "\n")
+        default:
+            throw CommandFailure.usage("unknown verb \(verbArgument)")
+        }
+    }
+
+    // MARK: - Shared helpers
+
+    /// Parses the domain argument at `index`, or throws a usage error naming what is missing.
+    func domain(_ args: [String], _ index: Int = 0, verb: String) throws -> Domain {
+        guard index < args.count else { throw CommandFailure.usage("\(verb) needs a domain") }
+        return try Domain(argument: args[index])
+    }
+
+    func keyPath(_ key: String) throws(PreferencesError) -> KeyPath {
+        options.keyPaths ? try KeyPath(parsing: key) : KeyPath(key: key)
+    }
+
+    /// The name macOS shows for a domain in "domain/default pair" messages.
+    func pairName(_ domain: Domain) -> String {
+        domain == .global ? "kCFPreferencesAnyApplication" : domain.description
+    }
+
+    /// Prints `value` in the chosen format; `topLevel` is true for a value read by key.
+    func printValue(_ value: PlistValue, topLevel: Bool) throws {
+        switch options.format {
+        case .text:
+            console.out((topLevel ? OldStylePrinter.describeTopLevel(value) : OldStylePrinter.describe(value)) + "\n")
+        case .xml:
+            console.out(String(decoding: try PlistCodec.encode(value, format: .xml), as: UTF8.self))
+        case .json:
+            console.out(String(decoding: try PlistCodec.encode(value, format: .json), as: UTF8.self))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a command writes its output and reads its input. Commands never
+/// touch the process's streams directly, so they run in process in tests.
+public protocol Console: AnyObject {
+    /// Writes to standard output.
+    func out(_ text: String)
+    /// Writes to standard error.
+    func err(_ text: String)
+    /// Reads all of standard input.
+    func readStandardInput() -> [UInt8]
+}
+
+/// The process's own streams. Standard output is buffered and written in
+/// large blocks; call ``flush()`` before exiting.
+public final class ProcessConsole: Console {
+    private var buffer: [UInt8] = []
+
+    public init() {}
+
+    public func out(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public func err(_ text: String) {
+        flush()
+        Self.writeAll(2, Array(text.utf8))
+    }
+
+    public func readStandardInput() -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    /// Writes out what is buffered for standard output.
+    public func flush() {
+        guard !buffer.isEmpty else { return }
+        Self.writeAll(1, buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
+
+/// A console that records what a command wrote, for tests.
+public final class CapturingConsole: Console {
+    public private(set) var standardOutput = ""
+    public private(set) var standardError = ""
+    private let input: [UInt8]
+
+    public init(input: [UInt8] = []) { self.input = input }
+
+    public func out(_ text: String) { standardOutput += text }
+    public func err(_ text: String) { standardError += text }
+    public func readStandardInput() -> [UInt8] { input }
+}

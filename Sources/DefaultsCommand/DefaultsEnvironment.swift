@@ -1,0 +1,25 @@
+/// What the `defaults` command needs from the process environment, read
+/// once by `main` and passed in (libraries never call `getenv`).
+public struct DefaultsEnvironment: Sendable {
+    /// `APPHOME_ROOT`.
+    public var apphomeRoot: String?
+    /// `XDG_DATA_HOME`.
+    public var xdgDataHome: String?
+    /// `HOME`.
+    public var home: String?
+
+    public init(apphomeRoot: String? = nil, xdgDataHome: String? = nil, home: String? = nil) {
+        self.apphomeRoot = apphomeRoot
+        self.xdgDataHome = xdgDataHome
+        self.home = home
+    }
+
+    /// The root to use when no `--root` is given: `APPHOME_ROOT`, else
+    /// `$XDG_DATA_HOME/apphome`, else `$HOME/.local/share/apphome`.
+    public func defaultRoot() -> String? {
+        if let r = apphomeRoot, !r.isEmpty { return r }
+        if let x = xdgDataHome, x.hasPrefix("/") { return x + "/apphome" }
+        if let h = home, !h.isEmpty { return h + "/.local/share/apphome" }
+        return nil
+    }
+}

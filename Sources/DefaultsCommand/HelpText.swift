@@ -1,0 +1,70 @@
+/// The help `defaults help` prints: Apple's text byte for byte (including
+/// its `Key>` typo and the double space in `-float  <`), then AppHome's own
+/// options.
+enum HelpText {
+    static let apple = """
+    Command line interface to a user's defaults.
+    Syntax:
+
+    'defaults' [-currentHost | -host <hostname>] followed by one of the following:
+
+      read                                 shows all defaults
+      read <domain>                        shows defaults for given domain
+      read <domain> <key>                  shows defaults for given domain, key
+
+      read-type <domain> <key>             shows the type for the given domain, key
+
+      write <domain> <domain_rep>          writes domain (overwrites existing)
+      write <domain> <key> <value>         writes key for domain
+
+      rename <domain> <old_key> <new_key>  renames old_key to new_key
+
+      delete <domain>                      deletes domain
+      delete <domain> <key>                deletes key in domain
+      delete-all <domain>                  deletes the domain from all containers
+      delete-all <domain> Key>             deletes key in domain from all containers
+
+      import <domain> <path to plist>      writes the plist at path to domain
+      import <domain> -                    writes a plist from stdin to domain
+      export <domain> <path to plist>      saves domain as a binary plist to path
+      export <domain> -                    writes domain as an xml plist to stdout
+      domains                              lists all domains
+      find <word>                          lists all entries containing word
+      help                                 print this help
+
+    <domain> is ( <domain_name> | -app <application_name> | -globalDomain )
+             or a path to a file omitting the '.plist' extension
+
+    <value> is one of:
+      <value_rep>
+      -string <string_value>
+      -data <hex_digits>
+      -int[eger] <integer_value>
+      -float  <floating-point_value>
+      -bool[ean] (true | false | yes | no)
+      -date <date_rep>
+      -array <value1> <value2> ...
+      -array-add <value1> <value2> ...
+      -dict <key1> <value1> <key2> <value2> ...
+      -dict-add <key1> <value1> ...
+
+    """
+
+    static let apphome = """
+
+    AppHome options (before the verb):
+      --root <dir>             the AppHome root (default: $APPHOME_ROOT, else
+                               $XDG_DATA_HOME/apphome, else ~/.local/share/apphome)
+      --format text|xml|json   how read and export - print values: text is the
+                               macOS layout (lossy); xml and json keep every type
+      --key-path               <key> is a path into nested values: components
+                               separated by ':' ('\\:' for a colon), array items
+                               by index, e.g. window:frame:0
+      printHostIdentifier      prints the identifier used for -currentHost files
+
+    Exit status: 0 on success, 1 on failure, 255 on a usage error.
+
+    """
+
+    static var full: String { apple + apphome }
+}

@@ -1,0 +1,76 @@
+import CommandSupport
+import Preferences
+import PropertyList
+
+extension DefaultsCommand {
+    /// `read`, `read D`, `read D K`.
+    func read(_ args: [String]) throws {
+        if args.count > 2 { throw Self.unexpected(args[2]) }
+        if args.isEmpty {
+            var all: [String: PlistValue] = [:]
+            for name in try store.domainNames() {
+                if let contents = try store.read(.named(name), scope: options.scope) { all[name] = .dictionary(contents) }
+            }
+            if let global = try store.read(.global, scope: options.scope) { all[Domain.globalDisplayName] = .dictionary(global) }
+            try printValue(.dictionary(all), topLevel: false)
+            return
+        }
+        let domain = try self.domain(args, verb: "read")
+        guard let contents = try store.read(domain, scope: options.scope), !contents.isEmpty else {
+            throw CommandFailure.failure("Domain \(domain) does not exist")
+        }
+        guard args.count == 2 else {
+            try printValue(.dictionary(contents), topLevel: false)
+            return
+        }
+        guard let value = try keyPath(args[1]).value(in: contents) else {
+            throw CommandFailure.failure("The domain/default pair of (\(pairName(domain)), \(args[1])) does not exist")
+        }
+        try printValue(value, topLevel: true)
+    }
+
+    /// `read-type D K`.
+    func readType(_ args: [String]) throws {
+        guard args.count >= 2 else { throw CommandFailure.usage("read-type needs a domain and a key") }
+        if args.count > 2 { throw Self.unexpected(args[2]) }
+        let domain = try self.domain(args, verb: "read-type")
+        guard let contents = try store.read(domain, scope: options.scope),
+              let value = try keyPath(args[1]).value(in: contents) else {
+            throw CommandFailure.failure("The domain/default pair of (\(pairName(domain)), \(args[1])) does not exist")
+        }
+        console.out("Type is \(value.typeName)\n")
+    }
+
+    /// `find WORD`: domains whose name, keys or string values contain the
+    /// word, case-insensitively.
+    func find(_ args: [String]) throws {
+        guard let word = args.first else { throw CommandFailure.usage("find needs a word") }
+        if args.count > 1 { throw Self.unexpected(args[1]) }
+        let needle = word.lowercased()
+        var domains: [(String, Domain)] = try store.domainNames().map { ($0, .named($0)) }
+        domains.append((Domain.globalDisplayName, .global))
+        var found = false
+        for (name, domain) in domains {
+            guard let contents = try store.read(domain, scope: options.scope) else { continue }
+            let matches: [String: PlistValue]
+            if name.lowercased().contains(needle) {
+                matches = contents
+            } else {
+                matches = contents.filter { key, value in key.lowercased().contains(needle) || Self.contains(value, needle) }
+            }
+            guard !matches.isEmpty else { continue }
+            found = true
+            console.out("Found \(matches.count) keys in domain '\(name)': \(OldStylePrinter.describe(.dictionary(matches)))\n")
+        }
+        if !found { console.err("No domain, key, nor value containing '\(word)'\n") }
+    }
+
+    static func contains(_ value: PlistValue, _ needle: String) -> Bool {
+        switch value {
+        case .string(let s): return s.lowercased().contains(needle)
+        case .array(let items): return items.contains { contains($0, needle) }
+        case .dictionary(let d): return d.contains { $0.key.lowercased().contains(needle) || contains($0.value, needle) }
+        default: return false
+        }
+    }
+}

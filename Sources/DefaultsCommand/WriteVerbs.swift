@@ -1,0 +1,132 @@
+import CommandSupport
+import Preferences
+import PropertyList
+
+extension DefaultsCommand {
+    /// `write D '<dict>'` and `write D K <value…>`.
+    func write(_ args: [String]) throws {
+        let domain = try self.domain(args, verb: "write")
+        guard args.count >= 2 else { throw CommandFailure.usage("write needs a key and a value, or a dictionary") }
+        if args.count == 2 {
+            // The whole domain is replaced by a dictionary literal.
+            let rep: PlistValue
+            do { rep = try OldStyleText.parse(args[1]) } catch {
+                throw CommandFailure.failure("Could not parse: \(args[1]).  Try single-quoting it.")
+            }
+            guard case .dictionary(let replacement) = rep else {
+                throw CommandFailure.failure("Rep argument is not a dictionary\nDefaults have not been changed.")
+            }
+            try store.update(domain, scope: options.scope) { $0 = replacement }
+            return
+        }
+        let key = args[1]
+        let path = try keyPath(key)
+        let request = try ValueArguments.parse(Array(args[2...]))
+        try store.update(domain, scope: options.scope) { contents in
+            switch request {
+            case .set(let value):
+                try path.set(value, in: &contents)
+            case .arrayAdd(let items):
+                var array: [PlistValue] = []
+                if let existing = path.value(in: contents) {
+                    guard case .array(let a) = existing else {
+                        throw CommandFailure.failure("Value for key \(key) is not an array; cannot append.  Leaving defaults unchanged.")
+                    }
+                    array = a
+                }
+                try path.set(.array(array + items), in: &contents)
+            case .dictAdd(let entries):
+                var dict: [String: PlistValue] = [:]
+                if let existing = path.value(in: contents) {
+                    guard case .dictionary(let d) = existing else {
+                        throw CommandFailure.failure("Value for key \(key) is not a dictionary; cannot add.  Leaving defaults unchanged.")
+                    }
+                    dict = d
+                }
+                dict.merge(entries) { _, new in new }
+                try path.set(.dictionary(dict), in: &contents)
+            }
+        }
+    }
+
+    /// `rename D OLD NEW`: the value moves to the new key (overwriting it).
+    func rename(_ args: [String]) throws {
+        guard args.count >= 3 else { throw CommandFailure.usage("rename needs a domain, an old key and a new key") }
+        if args.count > 3 { throw Self.unexpected(args[3]) }
+        let domain = try self.domain(args, verb: "rename")
+        let old = try keyPath(args[1]), new = try keyPath(args[2])
+        try store.update(domain, scope: options.scope) { contents in
+            guard let value = old.value(in: contents) else {
+                throw CommandFailure.failure("Key \(args[1]) does not exist in domain \(domain); leaving defaults unchanged")
+            }
+            _ = try old.remove(from: &contents)
+            try new.set(value, in: &contents)
+        }
+    }
+
+    /// `delete D` and `delete D K`.
+    func delete(_ args: [String]) throws {
+        if args.count > 2 { throw Self.unexpected(args[2]) }
+        let domain = try self.domain(args, verb: "delete")
+        let notFound = CommandFailure.failure("Domain (\(domain)) not found.\nDefaults have not been changed.")
+        guard try store.read(domain, scope: options.scope) != nil else { throw notFound }
+        let path = args.count == 2 ? try keyPath(args[1]) : nil
+        try store.update(domain, scope: options.scope) { contents in
+            guard let path else { contents = [:]; return }
+            guard try path.remove(from: &contents) else { throw notFound }
+        }
+    }
+
+    /// `import D <path|->`: merges a property list file into the domain.
+    func importDomain(_ args: [String]) throws {
+        let domain = try self.domain(args, verb: "import")
+        guard args.count >= 2 else { throw CommandFailure.failure("Need a path to read from") }
+        if args.count > 2 { throw Self.unexpected(args[2]) }
+        let source = args[1]
+        let bytes: [UInt8]
+        if source == "-" {
+            bytes = console.readStandardInput()
+        } else {
+            do {
+                guard let b = try FileSystem.readFileIfPresent(source) else {
+                    throw CommandFailure.failure("Could not read data from \(source)")
+                }
+                bytes = b
+            } catch let error as SystemError {
+                throw CommandFailure.failure("Could not read data from \(source): \(error.reason)")
+            }
+        }
+        let value: PlistValue
+        do {
+            let format: PlistFormat = source.hasSuffix(".json") ? .json : PlistCodec.detectFormat(bytes)
+            value = try PlistCodec.decode(bytes, format: format)
+        } catch {
+            throw CommandFailure.failure("Could not parse property list from \(source) due to \(error)")
+        }
+        guard case .dictionary(let entries) = value else {
+            throw CommandFailure.failure("Property list \(source) was not a dictionary\nDefaults have not been changed.")
+        }
+        try store.update(domain, scope: options.scope) { $0.merge(entries) { _, new in new } }
+    }
+
+    /// `export D <path|->`: binary plist to a path, XML (or `--format json`) to stdout.
+    func exportDomain(_ args: [String]) throws {
+        let domain = try self.domain(args, verb: "export")
+        guard args.count >= 2 else { throw CommandFailure.failure("Need a path to write to") }
+        if args.count > 2 { throw Self.unexpected(args[2]) }
+        guard let contents = try store.read(domain, scope: options.scope) else {
+            throw CommandFailure.failure("The domain \(domain) does not exist")
+        }
+        if args[1] == "-" {
+            let format: PlistFormat = options.format == .json ? .json : .xml
+            console.out(String(decoding: try PlistCodec.encode(.dictionary(contents), format: format), as: UTF8.self))
+            return
+        }
+        do {
+            let bytes = try PlistCodec.encode(.dictionary(contents), format: .binary)
+            try FileSystem.writeAtomically(bytes, to: args[1])
+        } catch let error as SystemError {
+            throw CommandFailure.failure("Could not export domain \(domain) to \(args[1]) due to \(error.reason)")
+        }
+    }
+}

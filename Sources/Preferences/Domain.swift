@@ -1,0 +1,77 @@
+/// A preference domain, validated once at the edge so that no name can
+/// lead outside the root.
+public enum Domain: Hashable, Sendable, CustomStringConvertible {
+    /// A named domain such as `com.example.app`.
+    case named(String)
+    /// `NSGlobalDomain`, stored as `.GlobalPreferences.plist`.
+    case global
+    /// A plist file given by absolute path (stored with a `.plist` suffix).
+    case file(path: String)
+
+    /// The name macOS uses for the global domain in `read` output.
+    public static let globalDisplayName = "Apple Global Domain"
+
+    /// Parses a domain argument as `defaults` takes it: `-g`,
+    /// `-globalDomain`, `NSGlobalDomain` or `Apple Global Domain` for the
+    /// global domain, an absolute path for a file, otherwise a name.
+    ///
+    /// - Throws: ``PreferencesError/invalidDomainName(_:reason:)`` for an
+    ///   empty name, `.` or `..`, a `/` inside a name, a NUL, a name too long
+    ///   for a file name, or a path with `..` components.
+    public init(argument: String) throws(PreferencesError) {
+        switch argument {
+        case "-g", "-globalDomain", "NSGlobalDomain", Domain.globalDisplayName:
+            self = .global
+            return
+        default: break
+        }
+        if argument.contains("\0") { throw .invalidDomainName(argument, reason: "it contains a NUL character") }
+        if argument.hasPrefix("/") {
+            let components = argument.split(separator: "/", omittingEmptySubsequences: true)
+            if components.contains(where: { $0 == ".." || $0 == "." }) {
+                throw .invalidDomainName(argument, reason: "a path domain must not contain '.' or '..' components")
+            }
+            guard !components.isEmpty else { throw .invalidDomainName(argument, reason: "a path domain must name a file") }
+            self = .file(path: argument.hasSuffix(".plist") ? argument : argument + ".plist")
+            return
+        }
+        try Domain.validateName(argument)
+        self = .named(argument)
+    }
+
+    /// Checks that `name` is safe to use as one file-name component.
+    static func validateName(_ name: String) throws(PreferencesError) {
+        if name.isEmpty { throw .invalidDomainName(name, reason: "a domain name must not be empty") }
+        if name == "." || name == ".." || name.contains("..") {
+            throw .invalidDomainName(name, reason: "a domain name must not contain '..'")
+        }
+        if name.contains("/") {
+            throw .invalidDomainName(name, reason: "a domain name must not contain '/' (give an absolute path for a file)")
+        }
+        if name.contains("\0") { throw .invalidDomainName(name, reason: "it contains a NUL character") }
+        if name.utf8.count > 200 { throw .invalidDomainName(name, reason: "a domain name must be at most 200 bytes") }
+        if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw .invalidDomainName(name, reason: "a domain name must not contain control characters")
+        }
+    }
+
+    /// The name as `defaults` shows it in messages (`Apple Global Domain`
+    /// for the global domain, the path as typed for a file).
+    public var description: String {
+        switch self {
+        case .named(let n): return n
+        case .global: return Domain.globalDisplayName
+        case .file(let p): return p.hasSuffix(".plist") ? String(p.dropLast(6)) : p
+        }
+    }
+}
+
+/// Which copy of a domain: the user's, or a per-host (ByHost) copy.
+public enum HostScope: Hashable, Sendable {
+    /// `~/Library/Preferences/<domain>.plist`.
+    case anyHost
+    /// `-currentHost`: the ByHost copy for this machine's host identifier.
+    case currentHost
+    /// `-host <name>`: the ByHost copy for the named host.
+    case named(String)
+}

@@ -1,0 +1,70 @@
+/// Turns a domain into the file that holds it. The one place that knows the
+/// on-disk layout of preferences.
+///
+/// Layout, under the root:
+/// - `Library/Preferences/<domain>.plist`
+/// - `Library/Preferences/.GlobalPreferences.plist` for the global domain
+/// - `Library/Preferences/ByHost/<domain>.<host-id>.plist` for `-currentHost`
+///
+/// An installed app's domain lives in its home instead; the containers layer
+/// supplies ``appPreferencesDirectory`` to route it there.
+public struct DomainResolver: Sendable {
+    /// The AppHome root directory.
+    public var root: String
+    /// Given a domain name, the `Library/Preferences` directory of the app
+    /// home that owns it, or `nil` for a domain of no installed app.
+    public var appPreferencesDirectory: @Sendable (String) -> String?
+
+    public init(root: String, appPreferencesDirectory: @escaping @Sendable (String) -> String? = { _ in nil }) {
+        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.appPreferencesDirectory = appPreferencesDirectory
+    }
+
+    /// `<root>/Library/Preferences`, where domains of no app live.
+    public var preferencesDirectory: String { root + "/Library/Preferences" }
+
+    /// `<root>/Library/Preferences/ByHost`.
+    public var byHostDirectory: String { preferencesDirectory + "/ByHost" }
+
+    /// The file that stores `domain` for `scope`.
+    ///
+    /// - Parameter hostIdentifier: this machine's host id; only consulted for
+    ///   ``HostScope/currentHost``.
+    /// - Throws: ``PreferencesError/invalidHostName(_:)`` for a bad `-host`.
+    public func path(for domain: Domain, scope: HostScope = .anyHost, hostIdentifier: () throws(PreferencesError) -> String) throws(PreferencesError) -> String {
+        let base: String
+        switch domain {
+        case .file(let path):
+            return path
+        case .global:
+            base = ".GlobalPreferences"
+        case .named(let name):
+            base = name
+        }
+        switch scope {
+        case .anyHost:
+            if case .named(let name) = domain, let dir = appPreferencesDirectory(name) {
+                return dir + "/" + name + ".plist"
+            }
+            return preferencesDirectory + "/" + base + ".plist"
+        case .currentHost:
+            return byHostDirectory + "/" + base + "." + (try hostIdentifier()) + ".plist"
+        case .named(let host):
+            guard !host.isEmpty, !host.contains("/"), !host.contains(".."), !host.contains("\0") else {
+                throw .invalidHostName(host)
+            }
+            return byHostDirectory + "/" + base + "." + host + ".plist"
+        }
+    }
+
+    /// The domains stored for the current user (not ByHost, not files),
+    /// sorted, with the global domain left out as `defaults domains` does.
+    public func domainNames() throws(PreferencesError) -> [String] {
+        let names: [String]
+        do { names = try FileSystem.directoryEntries(preferencesDirectory) } catch { throw .system(error) }
+        return names.compactMap { name -> String? in
+            guard name.hasSuffix(".plist"), !name.hasPrefix(".") else { return nil }
+            return String(name.dropLast(6))
+        }.sorted()
+    }
+}

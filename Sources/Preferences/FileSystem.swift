@@ -1,0 +1,203 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An operating-system failure: the call that failed, the path it was
+/// about, and `errno`.
+public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var path: String
+    public var errno: Int32
+
+    public init(_ operation: String, path: String, errno: Int32) {
+        self.operation = operation; self.path = path; self.errno = errno
+    }
+
+    /// The C library's text for the error number, e.g. "Permission denied".
+    public var reason: String { String(cString: strerror(errno)) }
+
+    public var description: String { "\(operation) \(path): \(reason)" }
+}
+
+/// The few file-system calls the store makes, each wrapped so that a C
+/// return code becomes a typed ``SystemError`` right here.
+///
+/// Every write that replaces a file goes through ``writeAtomically(_:to:)``:
+/// a temporary file created 0600 with `O_EXCL|O_NOFOLLOW` in the same
+/// directory, written, `fsync`ed, renamed over the target, then the
+/// directory `fsync`ed. Foundation's atomic write is not used because it
+/// leaves files 0644 on Linux.
+public enum FileSystem {
+    /// The file's bytes, or `nil` when it does not exist.
+    public static func readFileIfPresent(_ path: String) throws(SystemError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw SystemError("open", path: path, errno: errno)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw SystemError("stat", path: path, errno: errno) }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw SystemError("read", path: path, errno: EISDIR) }
+        var result: [UInt8] = []
+        var capacity = max(Int(st.st_size), 0) + 1
+        result.reserveCapacity(capacity)
+        var buffer = [UInt8](repeating: 0, count: min(max(capacity, 4096), 1 << 20))
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path: path, errno: errno)
+            }
+            if n == 0 { break }
+            result.append(contentsOf: buffer[0..<n])
+            capacity = result.count
+        }
+        return result
+    }
+
+    /// Whether something exists at `path` (without following a final link).
+    public static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0
+    }
+
+    /// Whether `path` is a directory.
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Creates `path` and its missing parents with mode 0700.
+    public static func makeDirectories(_ path: String) throws(SystemError) {
+        if isDirectory(path) { return }
+        let parent = parentDirectory(path)
+        if parent != path && !parent.isEmpty { try makeDirectories(parent) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw SystemError("mkdir", path: path, errno: errno)
+        }
+    }
+
+    /// The directory part of `path` (`/` for a top-level entry, `.` for a bare name).
+    public static func parentDirectory(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// The last component of `path`.
+    public static func lastComponent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// Names in a directory (without `.` and `..`); empty when it does not exist.
+    public static func directoryEntries(_ path: String) throws(SystemError) -> [String] {
+        guard let dir = opendir(path) else {
+            if errno == ENOENT || errno == ENOTDIR { return [] }
+            throw SystemError("opendir", path: path, errno: errno)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in
+                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Replaces `path` with `bytes` atomically and durably (mode 0600).
+    ///
+    /// A crash at any moment leaves either the old file or the new one,
+    /// never a partial file; a temporary file may be left behind, named
+    /// `.<name>.<random>.tmp` in the same directory.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        let dir = parentDirectory(path)
+        let name = lastComponent(path)
+        var fd: Int32 = -1
+        var tempPath = ""
+        for _ in 0..<16 {
+            tempPath = dir + "/." + name + "." + randomSuffix() + ".tmp"
+            fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw SystemError("create", path: tempPath, errno: errno) }
+        var ok = false
+        defer {
+            if !ok { unlink(tempPath) }
+        }
+        do {
+            defer { close(fd) }
+            var written = 0
+            while written < bytes.count {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemError("write", path: tempPath, errno: errno)
+                }
+                written += n
+            }
+            guard fsync(fd) == 0 else { throw SystemError("fsync", path: tempPath, errno: errno) }
+        }
+        guard rename(tempPath, path) == 0 else { throw SystemError("rename", path: path, errno: errno) }
+        ok = true
+        syncDirectory(dir)
+    }
+
+    /// Removes `path` durably; a missing file is not an error.
+    public static func removeFile(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, errno: errno) }
+        syncDirectory(parentDirectory(path))
+    }
+
+    /// Renames durably.
+    public static func move(_ from: String, to: String) throws(SystemError) {
+        guard rename(from, to) == 0 else { throw SystemError("rename", path: from, errno: errno) }
+        syncDirectory(parentDirectory(to))
+    }
+
+    static func syncDirectory(_ dir: String) {
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 { _ = fsync(dfd); close(dfd) }
+    }
+
+    /// Random bytes from the system generator (the kernel's `getrandom`).
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    private static func randomSuffix() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String(randomBytes(8).map { alphabet[Int($0) % alphabet.count] })
+    }
+}
+
+/// An exclusive advisory lock (`flock`) held on a lock file until
+/// ``unlock()`` or deinitialisation. The kernel drops it when the process
+/// dies, so a crashed writer never leaves a stale lock.
+public final class FileLock {
+    private var fd: Int32
+
+    /// Opens (creating 0600 if needed) `path` and blocks until the lock is held.
+    public init(path: String) throws(SystemError) {
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SystemError("open lock", path: path, errno: errno) }
+        while flock(fd, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let e = errno
+            close(fd)
+            fd = -1
+            throw SystemError("flock", path: path, errno: e)
+        }
+    }
+
+    /// Releases the lock.
+    public func unlock() {
+        if fd >= 0 { close(fd); fd = -1 }
+    }
+
+    deinit { unlock() }
+}

@@ -1,0 +1,46 @@
+import PropertyList
+import Synchronization
+
+/// A store that keeps domains in memory, for tests and for callers that
+/// want a scratch store. It follows the same contract as
+/// ``FilePreferenceStore``.
+public final class InMemoryPreferenceStore: PreferenceStore {
+    private struct Slot: Hashable { var domain: Domain; var scope: HostScope }
+    private let domains = Mutex<[Slot: [String: PlistValue]]>([:])
+    private let host: String
+
+    public init(hostIdentifier: String = "00000000-0000-4000-8000-000000000000") {
+        self.host = hostIdentifier
+    }
+
+    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]? {
+        domains.withLock { $0[Slot(domain: domain, scope: scope)] }
+    }
+
+    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
+        try domains.withLock { all in
+            let slot = Slot(domain: domain, scope: scope)
+            var contents = all[slot] ?? [:]
+            try change(&contents)
+            if PlistValue.dictionary(contents).depth > PlistValue.maximumDepth {
+                throw PreferencesError.encoding(domain, .tooDeep(limit: PlistValue.maximumDepth))
+            }
+            all[slot] = contents.isEmpty ? nil : contents
+        }
+    }
+
+    public func domainNames() throws(PreferencesError) -> [String] {
+        domains.withLock { all in
+            all.keys.compactMap { slot -> String? in
+                if case .named(let n) = slot.domain, slot.scope == .anyHost { return n }
+                return nil
+            }.sorted()
+        }
+    }
+
+    public func location(of domain: Domain, scope: HostScope) throws(PreferencesError) -> String {
+        "memory:\(domain)"
+    }
+
+    public func hostIdentifier() throws(PreferencesError) -> String { host }
+}

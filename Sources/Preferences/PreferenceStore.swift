@@ -1,0 +1,172 @@
+import PropertyList
+
+/// Where preference domains are kept.
+///
+/// The contract, which every implementation passes in the shared contract
+/// tests:
+/// - ``read(_:scope:)`` returns `nil` for a domain that does not exist, and
+///   never changes anything, even for a file it cannot read.
+/// - ``update(_:scope:_:)`` runs `change` on the current contents under an
+///   exclusive lock and commits the result atomically: concurrent updates of
+///   distinct keys all survive. If `change` throws, nothing is written. An
+///   update that leaves the domain unchanged writes nothing; one that leaves
+///   it empty removes the domain.
+/// - A domain that cannot be read is never overwritten or removed.
+public protocol PreferenceStore: Sendable {
+    /// The stored contents of `domain`, or `nil` when it does not exist.
+    func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]?
+
+    /// Applies `change` to the contents of `domain` (empty when it does
+    /// not exist) and commits the result. Rethrows what `change` throws.
+    func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws
+
+    /// Names of the stored domains, sorted, without the global domain.
+    func domainNames() throws(PreferencesError) -> [String]
+
+    /// A human-readable location of the domain, for messages.
+    func location(of domain: Domain, scope: HostScope) throws(PreferencesError) -> String
+
+    /// The identifier of this machine used for ByHost domains.
+    func hostIdentifier() throws(PreferencesError) -> String
+}
+
+extension PreferenceStore {
+    public func read(_ domain: Domain) throws(PreferencesError) -> [String: PlistValue]? {
+        try read(domain, scope: .anyHost)
+    }
+}
+
+/// The embedded store: domains as binary plists on disk, under the root.
+///
+/// Readers go straight to the file (a rename makes every replacement
+/// atomic, so no lock is needed to read). Writers hold an `flock` on a lock
+/// file beside the domain (`.<file>.lock`) for the whole read-modify-write;
+/// prefsd takes the same lock, so the two modes never lose each other's
+/// updates.
+public struct FilePreferenceStore: PreferenceStore {
+    public let resolver: DomainResolver
+
+    public init(resolver: DomainResolver) {
+        self.resolver = resolver
+    }
+
+    public init(root: String) {
+        self.init(resolver: DomainResolver(root: root))
+    }
+
+    public func location(of domain: Domain, scope: HostScope) throws(PreferencesError) -> String {
+        try resolver.path(for: domain, scope: scope, hostIdentifier: hostIdentifier)
+    }
+
+    public func hostIdentifier() throws(PreferencesError) -> String {
+        try HostIdentifier.loadOrCreate(root: resolver.root)
+    }
+
+    public func domainNames() throws(PreferencesError) -> [String] {
+        try resolver.domainNames()
+    }
+
+    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]? {
+        let path = try location(of: domain, scope: scope)
+        return try Self.load(domain, path: path)
+    }
+
+    static func load(_ domain: Domain, path: String) throws(PreferencesError) -> [String: PlistValue]? {
+        let bytes: [UInt8]?
+        do { bytes = try FileSystem.readFileIfPresent(path) } catch {
+            throw .unreadableDomain(domain, path: path, reason: error.reason)
+        }
+        guard let bytes else { return nil }
+        if bytes.isEmpty { throw .unreadableDomain(domain, path: path, reason: "the file is empty") }
+        let value: PlistValue
+        do { value = try PlistCodec.decode(bytes) } catch {
+            throw .unreadableDomain(domain, path: path, reason: error.description)
+        }
+        guard case .dictionary(let dict) = value else { throw .notADictionary(domain, path: path) }
+        return dict
+    }
+
+    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
+        let path = try location(of: domain, scope: scope)
+        let dir = FileSystem.parentDirectory(path)
+        do { try FileSystem.makeDirectories(dir) } catch { throw PreferencesError.system(error) }
+        let lock: FileLock
+        do { lock = try FileLock(path: dir + "/." + FileSystem.lastComponent(path) + ".lock") } catch {
+            throw PreferencesError.system(error)
+        }
+        defer { lock.unlock() }
+        let old = try Self.load(domain, path: path)
+        var contents = old ?? [:]
+        try change(&contents)
+        if contents == (old ?? [:]) { return }
+        if contents.isEmpty {
+            do { try FileSystem.removeFile(path) } catch { throw PreferencesError.system(error) }
+            return
+        }
+        let bytes: [UInt8]
+        do { bytes = try PlistCodec.encode(.dictionary(contents), format: .binary) } catch {
+            throw PreferencesError.encoding(domain, error)
+        }
+        do { try FileSystem.writeAtomically(bytes, to: path) } catch { throw PreferencesError.system(error) }
+    }
+}
+
+/// The identifier of this machine for ByHost domains: a random uppercase
+/// UUID made on first use and kept in `<root>/Library/Preferences/ByHost/.HostIdentifier`.
+///
+/// Not `/etc/machine-id`, which cloned images share.
+public enum HostIdentifier {
+    public static func loadOrCreate(root: String) throws(PreferencesError) -> String {
+        let dir = DomainResolver(root: root).byHostDirectory
+        let path = dir + "/.HostIdentifier"
+        do {
+            if let bytes = try FileSystem.readFileIfPresent(path) {
+                let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+                if isValid(text) { return text }
+                throw PreferencesError.unreadableDomain(.named("HostIdentifier"), path: path, reason: "the host identifier is not a UUID")
+            }
+            try FileSystem.makeDirectories(dir)
+            let lock = try FileLock(path: dir + "/.HostIdentifier.lock")
+            defer { lock.unlock() }
+            if let bytes = try FileSystem.readFileIfPresent(path) {
+                return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
+            }
+            let id = makeUUID()
+            try FileSystem.writeAtomically(Array((id + "\n").utf8), to: path)
+            return id
+        } catch let error as SystemError {
+            throw .system(error)
+        } catch let error as PreferencesError {
+            throw error
+        } catch {
+            throw .system(SystemError("host identifier", path: path, errno: 5))
+        }
+    }
+
+    static func isValid(_ text: String) -> Bool {
+        text.utf8.count == 36 && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) || $0 == 0x2D }
+    }
+
+    /// A random (version 4) UUID in uppercase.
+    public static func makeUUID() -> String {
+        var b = FileSystem.randomBytes(16)
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        let hex = Array("0123456789ABCDEF")
+        var s = ""
+        for (i, byte) in b.enumerated() {
+            if [4, 6, 8, 10].contains(i) { s.append("-") }
+            s.append(hex[Int(byte >> 4)]); s.append(hex[Int(byte & 15)])
+        }
+        return s
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,41 @@
+import Testing
+@testable import Preferences
+
+@Suite struct DomainTests {
+    @Test(arguments: ["-g", "-globalDomain", "NSGlobalDomain", "Apple Global Domain"])
+    func recognisesEveryGlobalSpelling(argument: String) throws {
+        #expect(try Domain(argument: argument) == .global)
+    }
+
+    @Test func takesAbsolutePathsAsFiles() throws {
+        #expect(try Domain(argument: "/tmp/x/settings") == .file(path: "/tmp/x/settings.plist"))
+        #expect(try Domain(argument: "/tmp/x/settings.plist") == .file(path: "/tmp/x/settings.plist"))
+        #expect(try Domain(argument: "/tmp/x/settings").description == "/tmp/x/settings")
+    }
+
+    @Test(arguments: ["", ".", "..", "../x", "a/b", "com..evil", "a\u{0}b", "tab\there", String(repeating: "x", count: 201), "/tmp/../etc/passwd", "/"])
+    func writeRejectsDomainsThatCouldEscapeTheRoot(argument: String) {
+        #expect(throws: PreferencesError.self) { try Domain(argument: argument) }
+    }
+
+    @Test func resolvesEveryDomainFormToOneFile() throws {
+        let resolver = DomainResolver(root: "/r/")
+        let host = { () throws(PreferencesError) -> String in "HOST" }
+        #expect(try resolver.path(for: .named("com.a"), hostIdentifier: host) == "/r/Library/Preferences/com.a.plist")
+        #expect(try resolver.path(for: .global, hostIdentifier: host) == "/r/Library/Preferences/.GlobalPreferences.plist")
+        #expect(try resolver.path(for: .named("com.a"), scope: .currentHost, hostIdentifier: host) == "/r/Library/Preferences/ByHost/com.a.HOST.plist")
+        #expect(try resolver.path(for: .global, scope: .currentHost, hostIdentifier: host) == "/r/Library/Preferences/ByHost/.GlobalPreferences.HOST.plist")
+        #expect(try resolver.path(for: .named("com.a"), scope: .named("box"), hostIdentifier: host) == "/r/Library/Preferences/ByHost/com.a.box.plist")
+        #expect(try resolver.path(for: .file(path: "/x/y.plist"), scope: .currentHost, hostIdentifier: host) == "/x/y.plist")
+        #expect(throws: PreferencesError.invalidHostName("../x")) {
+            try resolver.path(for: .named("com.a"), scope: .named("../x"), hostIdentifier: host)
+        }
+    }
+
+    @Test func routesAnInstalledAppsDomainToItsHome() throws {
+        let resolver = DomainResolver(root: "/r", appPreferencesDirectory: { $0 == "com.app" ? "/r/Applications/U/Library/Preferences" : nil })
+        let host = { () throws(PreferencesError) -> String in "H" }
+        #expect(try resolver.path(for: .named("com.app"), hostIdentifier: host) == "/r/Applications/U/Library/Preferences/com.app.plist")
+        #expect(try resolver.path(for: .named("com.other"), hostIdentifier: host) == "/r/Library/Preferences/com.other.plist")
+    }
+}

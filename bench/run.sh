@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# bench/run.sh: AppHome's `defaults` beside its peers, in one run.
+#
+#   read    defaults read D K      vs  gsettings get (dconf)  vs  python3 plistlib
+#   write   defaults write D K -int N  vs  gsettings set     vs  python3 plistlib read-modify-write
+#   start   defaults read D K: --static-swift-stdlib build vs a dynamic build
+#   codec   plistbench decode/encode (10 MB)  vs  python3 plistlib (bench/codec_peers.py)  vs  libplist
+#
+# Called by `make bench` after `swift build -c release --static-swift-stdlib`.
+# Environment:
+#   BIN_DIR          where `defaults` and `plistbench` are (default .build/release)
+#   DYNAMIC_BIN_DIR  a dynamic build's directory; unset: build one in DYNAMIC_SCRATCH
+#   DYNAMIC_SCRATCH  scratch path for that build (default .build/dynamic)
+#   SKIP_DYNAMIC=1   skip the start-up comparison
+#   SKIP_CODEC=1     skip the codec comparison
+#   CODEC_MB         size of the codec file (default 10)
+#   CODEC_RUNS       in-process runs of plistbench and plistlib (default 10 and 3)
+#   LIBPLIST_RUNS    runs of the libplist bench (default 1: its encoder takes ~20 s on 10 MB)
+#
+# Everything runs in a temporary directory: its own AppHome root, HOME, XDG
+# directories, GSettings schema and D-Bus session. Nothing of the user's is touched.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+
+# The gsettings part runs inside one `dbus-run-session`, which calls this script back.
+if [[ ${1:-} == --in-dbus-session ]]; then
+    in_session=1
+else
+    in_session=0
+fi
+
+log() { printf '\n### %s\n' "$*" >&2; }
+die() { printf 'bench/run.sh: %s\n' "$*" >&2; exit 1; }
+
+hyperfine_common=(--style basic --warmup 5 --min-runs 30 --max-runs 300 -N)
+
+# --- the gsettings block: read and write, all three tools, one hyperfine each ----------
+run_session_block() {
+    local defaults=$BIN_DIR/defaults
+    local domain_file=$ROOT/Library/Preferences/$DOMAIN.plist
+    local schema=org.apphome.bench
+
+    # Fill dconf with the domain's values so reads hit a real database.
+    while IFS=$'\t' read -r key value; do
+        gsettings set "$schema" "$key" "$value"
+    done < "$WORK/gsettings-values.txt"
+    [[ -s $XDG_CONFIG_HOME/dconf/user ]] \
+        || die "gsettings did not write through dconf ($XDG_CONFIG_HOME/dconf/user missing); install dconf-gsettings-backend and dconf-service"
+    [[ $(gsettings get "$schema" font-size) == 13 ]] || die "gsettings get font-size did not return 13"
+
+    log "read: defaults read $DOMAIN FontSize | gsettings get $schema font-size | plistlib"
+    hyperfine "${hyperfine_common[@]}" --export-json "$WORK/read.json" \
+        -n defaults "$defaults --root $ROOT read $DOMAIN FontSize" \
+        -n gsettings "gsettings get $schema font-size" \
+        -n plistlib "$PYTHON $here/plistlib_peer.py read $domain_file FontSize"
+
+    # Each timed write changes the value: --prepare sets it back first, because dconf
+    # skips writes that change nothing.
+    log "write: defaults write $DOMAIN FontSize -int 14 | gsettings set | plistlib read-modify-write"
+    hyperfine "${hyperfine_common[@]}" --export-json "$WORK/write.json" \
+        --prepare "$defaults --root $ROOT write $DOMAIN FontSize -int 13" \
+        -n defaults "$defaults --root $ROOT write $DOMAIN FontSize -int 14" \
+        --prepare "gsettings set $schema font-size 13" \
+        -n gsettings "gsettings set $schema font-size 14" \
+        --prepare "$PYTHON $here/plistlib_peer.py write $domain_file FontSize 13" \
+        -n plistlib "$PYTHON $here/plistlib_peer.py write $domain_file FontSize 14"
+}
+
+if (( in_session )); then
+    run_session_block
+    exit 0
+fi
+
+# --- tools -----------------------------------------------------------------------------
+missing=()
+need() { # need <command> <debian package>
+    command -v "$1" >/dev/null 2>&1 || missing+=("$1 (apt-get install $2)")
+}
+need hyperfine hyperfine
+need gsettings libglib2.0-bin
+need glib-compile-schemas libglib2.0-bin
+need dbus-run-session dbus
+need dbus-daemon dbus-daemon
+need python3 python3
+if [[ ${SKIP_CODEC:-0} != 1 ]]; then
+    need gcc gcc
+    need pkg-config pkg-config
+fi
+compgen -G '/usr/libexec/dconf-service' >/dev/null || compgen -G '/usr/lib/dconf/dconf-service' >/dev/null \
+    || missing+=("dconf-service (apt-get install dconf-service)")
+compgen -G '/usr/lib/*/gio/modules/libdconfsettings.so' >/dev/null \
+    || compgen -G '/usr/lib/gio/modules/libdconfsettings.so' >/dev/null \
+    || missing+=("the GIO dconf module (apt-get install dconf-gsettings-backend)")
+if [[ ${SKIP_CODEC:-0} != 1 ]] && command -v pkg-config >/dev/null 2>&1 \
+    && ! pkg-config --exists libplist-2.0; then
+    missing+=("libplist-2.0.pc (apt-get install libplist-dev)")
+fi
+if (( ${#missing[@]} )); then
+    printf 'bench/run.sh: missing: %s\n' "${missing[@]}" >&2
+    exit 1
+fi
+
+BIN_DIR=${BIN_DIR:-$top/.build/release}
+BIN_DIR=$(cd "$BIN_DIR" 2>/dev/null && pwd) || die "BIN_DIR $BIN_DIR does not exist; run \`make release\` first"
+[[ -x $BIN_DIR/defaults ]] || die "$BIN_DIR/defaults not found; run \`make release\` first"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/apphome-bench.XXXXXX")
+cleanup() { rm -rf "$WORK"; }
+trap cleanup EXIT
+ROOT=$WORK/root
+DOMAIN=com.example.editor
+mkdir -p "$WORK/home" "$WORK/config" "$WORK/data" "$WORK/schemas"
+mkdir -m 0700 "$WORK/runtime"
+# The interpreter itself, not a wrapper such as a pyenv shim, so that the peer's
+# start-up is Python's own.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+export BIN_DIR WORK ROOT DOMAIN PYTHON
+export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/config XDG_DATA_HOME=$WORK/data XDG_RUNTIME_DIR=$WORK/runtime
+export GSETTINGS_SCHEMA_DIR=$WORK/schemas GSETTINGS_BACKEND=dconf
+unset DBUS_SESSION_BUS_ADDRESS
+
+started=$SECONDS
+echo "AppHome bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uname -sr)"
+echo "defaults: $BIN_DIR/defaults ($(ldd "$BIN_DIR/defaults" 2>/dev/null | grep -c 'libswift' || true) Swift shared libraries linked)"
+echo "peers: gsettings $(gsettings --version), dconf backend, $("$PYTHON" --version), $(hyperfine --version)"
+
+# --- fixtures: one ~100-key domain, the same keys as a GSettings schema ---------------
+python3 "$here/fixtures.py" "$WORK/domain.plist" "$WORK/schemas" "$WORK/gsettings-values.txt"
+glib-compile-schemas "$WORK/schemas"
+"$BIN_DIR/defaults" --root "$ROOT" import "$DOMAIN" "$WORK/domain.plist"
+[[ $("$BIN_DIR/defaults" --root "$ROOT" read "$DOMAIN" FontSize) == 13 ]] \
+    || die "defaults read $DOMAIN FontSize did not print 13"
+
+# --- read and write, inside one D-Bus session ------------------------------------------
+dbus-run-session -- "$here/run.sh" --in-dbus-session
+
+# --- start-up: static vs dynamic Swift stdlib --------------------------------------------
+if [[ ${SKIP_DYNAMIC:-0} != 1 ]]; then
+    if [[ -z ${DYNAMIC_BIN_DIR:-} ]]; then
+        scratch=${DYNAMIC_SCRATCH:-$top/.build/dynamic}
+        log "building a dynamic release of defaults in $scratch"
+        (cd "$top" && swift build -c release --scratch-path "$scratch" --product defaults) \
+            > "$WORK/dynamic-build.log" 2>&1 || { tail -30 "$WORK/dynamic-build.log" >&2; die "dynamic build failed"; }
+        DYNAMIC_BIN_DIR=$scratch/release
+    fi
+    dynamic=$DYNAMIC_BIN_DIR/defaults
+    [[ -x $dynamic ]] || die "$dynamic not found"
+    echo "dynamic: $dynamic ($(ldd "$dynamic" | grep -c 'libswift' || true) Swift shared libraries linked)"
+    log "start-up: defaults read $DOMAIN FontSize, static vs dynamic"
+    hyperfine "${hyperfine_common[@]}" --export-json "$WORK/startup.json" \
+        -n static "$BIN_DIR/defaults --root $ROOT read $DOMAIN FontSize" \
+        -n dynamic "$dynamic --root $ROOT read $DOMAIN FontSize"
+fi
+
+# --- codec: plistbench vs plistlib vs libplist --------------------------------------------
+if [[ ${SKIP_CODEC:-0} != 1 ]]; then
+    codec_file=$WORK/codec.plist
+    : > "$WORK/codec.log"
+    if [[ -x $BIN_DIR/plistbench ]]; then
+        log "codec: plistbench generate ${CODEC_MB:-10} MB"
+        "$BIN_DIR/plistbench" generate "$codec_file" "${CODEC_MB:-10}"
+        {
+            echo "== plistbench"
+            "$BIN_DIR/plistbench" decode "$codec_file" "${CODEC_RUNS:-10}"
+            "$BIN_DIR/plistbench" encode "$codec_file" "${CODEC_RUNS:-10}"
+        } | tee -a "$WORK/codec.log"
+        if [[ -f $here/codec_peers.py ]]; then
+            { echo "== plistlib"; "$PYTHON" "$here/codec_peers.py" "$codec_file" "${CODEC_RUNS:-3}"; } | tee -a "$WORK/codec.log"
+        else
+            echo "codec: bench/codec_peers.py is missing; python peer skipped" >&2
+        fi
+        if [[ -f $here/libplist_bench.c ]]; then
+            # shellcheck disable=SC2046  # pkg-config prints several flags
+            gcc -O2 -o "$WORK/libplist_bench" "$here/libplist_bench.c" $(pkg-config --cflags --libs libplist-2.0)
+            { echo "== libplist"; "$WORK/libplist_bench" "$codec_file" "${LIBPLIST_RUNS:-1}"; } | tee -a "$WORK/codec.log"
+        else
+            echo "codec: bench/libplist_bench.c is missing; libplist peer skipped" >&2
+        fi
+    else
+        echo "codec: $BIN_DIR/plistbench not found; codec comparison skipped" >&2
+    fi
+fi
+
+"$PYTHON" "$here/summarize.py" "$WORK"
+echo "bench took $((SECONDS - started)) s"

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Prints the benchmark tables and the final summary block of bench/run.sh.
+
+  summarize.py DIR
+
+DIR holds what run.sh left there: hyperfine exports `read.json`, `write.json`,
+`startup.json` (commands named with -n) and `codec.log`, the raw output of the codec
+benchmarks, one `== <tool>` header line before each tool's output. Any of them may be
+missing when that part was skipped.
+"""
+import json
+import os
+import re
+import sys
+
+TARGETS = {"read": 1.0, "write": 1.5}
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return {r["command"]: r for r in json.load(f)["results"]}
+    except FileNotFoundError:
+        return None
+
+
+def ms(seconds):
+    return seconds * 1000.0
+
+
+def fmt(x):
+    return "%.2f" % x if x < 10 else "%.1f" % x if x < 100 else "%.0f" % x
+
+
+def table(title, results, base):
+    print("\n%s (mean ± σ, min, runs; ratio to %s)" % (title, base))
+    print("  %-12s %18s %10s %6s %8s" % ("command", "mean", "min", "runs", "ratio"))
+    reference = results[base]["mean"] if base in results else None
+    for name, r in results.items():
+        ratio = "%.2f" % (r["mean"] / reference) if reference else "-"
+        print("  %-12s %10s ± %5s %8s ms %5d %8s" % (
+            name, fmt(ms(r["mean"])), fmt(ms(r["stddev"] or 0)), fmt(ms(r["min"])), len(r["times"]), ratio))
+
+
+def parse_codec(path):
+    """{tool: {"decode"|"encode": (best, median)}} from lines like
+    `plistlib decode 10.0 MB: best X ms, median Y ms` after a `== <tool>` header."""
+    found = {}
+    tool = None
+    try:
+        lines = open(path).read().splitlines()
+    except FileNotFoundError:
+        return found
+    for line in lines:
+        if line.startswith("== "):
+            tool = line[3:].strip()
+            continue
+        m = re.search(r"\b(decode|encode)\b.*best ([0-9.]+) ms, median ([0-9.]+) ms", line)
+        if m and tool:
+            found.setdefault(tool, {})[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    return found
+
+
+def main():
+    directory = sys.argv[1]
+    read = load(os.path.join(directory, "read.json"))
+    write = load(os.path.join(directory, "write.json"))
+    startup = load(os.path.join(directory, "startup.json"))
+    codec = parse_codec(os.path.join(directory, "codec.log"))
+
+    if read:
+        table("defaults read D K  vs  gsettings get  vs  python3 plistlib", read, "gsettings")
+    if write:
+        table("defaults write D K -int N  vs  gsettings set  vs  python3 plistlib read-modify-write", write, "gsettings")
+    if startup:
+        table("start-up: `defaults read D K`, static vs dynamic Swift stdlib", startup, "dynamic")
+    if codec:
+        print("\ncodec, 10 MB binary plist (best / median of N runs, in-process)")
+        for tool, ops in codec.items():
+            cells = ["%s %s / %s ms" % (op, fmt(ops[op][0]), fmt(ops[op][1])) for op in ("decode", "encode") if op in ops]
+            print("  %-28s %s" % (tool, "   ".join(cells)))
+
+    print("\n==================== summary ====================")
+    met_all = True
+    for name, results in (("read", read), ("write", write)):
+        if not results:
+            print("%-6s: skipped" % name)
+            continue
+        d = ms(results["defaults"]["mean"])
+        g = ms(results["gsettings"]["mean"])
+        p = ms(results["plistlib"]["mean"]) if "plistlib" in results else float("nan")
+        ratio = d / g
+        met = ratio <= TARGETS[name]
+        met_all &= met
+        print("%-6s: defaults %s ms | gsettings %s ms | plistlib %s ms | ratio defaults/gsettings %.2f (target ≤ %.1f) %s"
+              % (name, fmt(d), fmt(g), fmt(p), ratio, TARGETS[name], "MET" if met else "NOT MET"))
+    if startup:
+        s = ms(startup["static"]["mean"])
+        y = ms(startup["dynamic"]["mean"])
+        print("start : static %s ms | dynamic %s ms | ratio static/dynamic %.2f (%s)"
+              % (fmt(s), fmt(y), s / y, "static starts faster" if s < y else "static is not faster"))
+    else:
+        print("start : skipped")
+    for op in ("decode", "encode"):
+        cells = ["%s %s ms" % (tool, fmt(ops[op][0])) for tool, ops in codec.items() if op in ops]
+        print("%-6s: %s" % (op, " | ".join(cells) if cells else "skipped"), end="")
+        ours = [ops[op][0] for tool, ops in codec.items() if op in ops and tool.startswith("plistbench")]
+        peers = [(ops[op][0], tool) for tool, ops in codec.items() if op in ops and not tool.startswith("plistbench")]
+        if ours and peers:
+            print("  (best of each; plistbench/%s %.2f)" % (min(peers)[1], ours[0] / min(peers)[0]))
+        else:
+            print()
+    print("targets: %s" % ("all MET" if met_all else "NOT all met"))
+
+
+if __name__ == "__main__":
+    main()

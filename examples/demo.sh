@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The AppHome preferences walk-through: writes, reads, exports and deletes
+# preferences on a throw-away root, and shows one error with its status.
+# Run by `make demo` (BIN_DIR points at the built binaries).
+set -euo pipefail
+BIN_DIR=${BIN_DIR:-.build/release}
+defaults="$BIN_DIR/defaults"
+[ -x "$defaults" ] || { echo "demo: $defaults not found; run 'make demo'" >&2; exit 1; }
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/apphome-demo.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+export APPHOME_ROOT="$root"
+
+step() { printf '\n$ %s\n' "$*"; "$@"; }
+
+echo "AppHome demo on a throw-away root: $root"
+step "$defaults" write com.raywenderlich.ScaryBugs username -string "Ray"
+step "$defaults" write com.raywenderlich.ScaryBugs maxBugs -int 12
+step "$defaults" write com.raywenderlich.ScaryBugs soundEnabled -bool yes
+step "$defaults" write com.raywenderlich.ScaryBugs ratio -float 0.75
+step "$defaults" write com.raywenderlich.ScaryBugs tags -array scary "not scary" -int 3
+step "$defaults" write com.raywenderlich.ScaryBugs window '{ x = 10; y = 20; }'
+step "$defaults" --key-path write com.raywenderlich.ScaryBugs window:size:width -int 640
+step "$defaults" read com.raywenderlich.ScaryBugs
+step "$defaults" read com.raywenderlich.ScaryBugs username
+step "$defaults" read-type com.raywenderlich.ScaryBugs soundEnabled
+step "$defaults" --format json read com.raywenderlich.ScaryBugs window
+step "$defaults" domains
+step "$defaults" export com.raywenderlich.ScaryBugs "$root/backup.plist"
+printf '\n# the export is a binary plist: %s\n' "$(head -c 8 "$root/backup.plist")"
+step "$defaults" export com.raywenderlich.ScaryBugs -
+step "$defaults" delete com.raywenderlich.ScaryBugs ratio
+step "$defaults" read com.raywenderlich.ScaryBugs
+echo
+echo '# an error: a bad integer is refused, nothing is written'
+printf '$ %s\n' "$defaults write com.raywenderlich.ScaryBugs maxBugs -int 12ab"
+set +e
+"$defaults" write com.raywenderlich.ScaryBugs maxBugs -int 12ab 2>&1 | head -1
+status=${PIPESTATUS[0]}
+set -e
+echo "exit status: $status"
+step "$defaults" read com.raywenderlich.ScaryBugs maxBugs
+step "$defaults" delete com.raywenderlich.ScaryBugs
+printf '\n$ %s\n' "$defaults read com.raywenderlich.ScaryBugs"
+"$defaults" read com.raywenderlich.ScaryBugs || echo "exit status: $?"
+echo
+echo "demo finished"
