@@ -104,8 +104,9 @@ public struct DefaultsCommand {
         return options
     }
 
+    /// An argument beyond what a verb takes: a usage error (status 255).
     static func unexpected(_ arg: String) -> CommandFailure {
-        .failure("Unexpected argument \(arg); leaving defaults unchanged.")
+        .usage("Unexpected argument \(arg); leaving defaults unchanged.")
     }
 
     func perform(verb: String, verbArgument: String, _ args: [String]) throws {

@@ -62,7 +62,7 @@ extension DefaultsCommand {
             found = true
             console.out("Found \(matches.count) keys in domain '\(name)': \(OldStylePrinter.describe(.dictionary(matches)))\n")
         }
-        if !found { console.err("No domain, key, nor value containing '\(word)'\n") }
+        if !found { console.err("defaults: No domain, key, nor value containing '\(word)'\n") }
     }
 
     static func contains(_ value: PlistValue, _ needle: String) -> Bool {

@@ -84,7 +84,8 @@ enum JSONPlist {
             Base64.encode(bytes, into: &out)
             out.append(contentsOf: "\"}".utf8)
         case .array(let items):
-            try checkNesting(nesting + 1)
+            // A collection is one plist level: at most maximumDepth of them.
+            if nesting + 1 > PlistValue.maximumDepth { throw .tooDeep(limit: PlistValue.maximumDepth) }
             if items.isEmpty {
                 out.append(contentsOf: "[]".utf8)
                 return
@@ -113,7 +114,7 @@ enum JSONPlist {
     }
 
     private static func object(_ entries: [String: PlistValue], indent: Int, nesting: Int, to out: inout [UInt8]) throws(PlistError) {
-        try checkNesting(nesting + 1)
+        if nesting + 1 > PlistValue.maximumDepth { throw .tooDeep(limit: PlistValue.maximumDepth) }
         if entries.isEmpty {
             out.append(contentsOf: "{}".utf8)
             return

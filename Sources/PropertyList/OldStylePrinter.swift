@@ -23,6 +23,8 @@ public enum OldStylePrinter {
         switch value {
         case .string(let s): return s
         case .date(let d): return dateText(d)
+        case .integer(let n): return String(n)
+        case .real(let x): return realText(x)
         default: return describe(value)
         }
     }

@@ -42,7 +42,7 @@ final class Harness {
     ])
     func writesEveryValueKind(arguments: [String], expected: PlistValue) {
         let h = Harness()
-        let r = DefaultsCommand.run(["write", "com.t", "k"] + arguments, environment: DefaultsEnvironment(), console: CapturingConsole(), makeStore: { _ in h.store })
+        let r = DefaultsCommand.run(["write", "com.t", "k"] + arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: CapturingConsole(), makeStore: { _ in h.store })
         #expect(r == 0)
         #expect(h.stored("com.t")?["k"] == expected)
     }
@@ -112,7 +112,7 @@ final class Harness {
         #expect(h.run("find", "BLUE").out == "Found 1 keys in domain 'com.a': {\n    shade = \"dark blue\";\n}\nFound 1 keys in domain 'com.b': {\n    color = blue;\n}\n")
         let none = h.run("find", "zebra")
         #expect(none.status == 0)
-        #expect(none.err == "No domain, key, nor value containing 'zebra'\n")
+        #expect(none.err == "defaults: No domain, key, nor value containing 'zebra'\n")
     }
 
     @Test func helpGoesToStandardOutputWithStatusZero() {
@@ -131,7 +131,7 @@ final class Harness {
     static let cases: [([String], String, Int32)] = [
         (["read", "com.none"], "Domain com.none does not exist", 1),
         (["read", "com.t", "nope"], "The domain/default pair of (com.t, nope) does not exist", 1),
-        (["read", "-g", "nope"], "The domain/default pair of (kCFPreferencesAnyApplication, nope) does not exist", 1),
+        (["read", "-g"], "Domain Apple Global Domain does not exist", 1),
         (["read-type", "com.t", "nope"], "The domain/default pair of (com.t, nope) does not exist", 1),
         (["delete", "com.none"], "Domain (com.none) not found.\nDefaults have not been changed.", 1),
         (["delete", "com.t", "nope"], "Domain (com.t) not found.\nDefaults have not been changed.", 1),
@@ -158,7 +158,7 @@ final class Harness {
         h.run("write", "com.t", "existing", "-int", "1")
         let before = h.stored("com.t")
         let console = CapturingConsole()
-        let result = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(), console: console, makeStore: { _ in h.store })
+        let result = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: console, makeStore: { _ in h.store })
         #expect(result == status)
         #expect(console.standardError == "defaults: \(message)\n")
         #expect(console.standardOutput.isEmpty)
@@ -188,7 +188,7 @@ final class Harness {
         let h = Harness()
         h.run("write", "com.t", "existing", "-int", "1")
         let console = CapturingConsole()
-        let result = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(), console: console, makeStore: { _ in h.store })
+        let result = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: console, makeStore: { _ in h.store })
         #expect(result == 255)
         #expect(console.standardError.hasPrefix("defaults: \(messageStart)"))
         #expect(console.standardError.contains("Command line interface to a user's defaults."))
