@@ -135,6 +135,11 @@ public struct DefaultsCommand {
     /// Parses the domain argument at `index`, or throws a usage error naming what is missing.
     func domain(_ args: [String], _ index: Int = 0, verb: String) throws -> Domain {
         guard index < args.count else { throw CommandFailure.usage("\(verb) needs a domain") }
+        if args[index] == "-app" {
+            // No app is installed until containers exist, so no name resolves (macOS wording).
+            let name = index + 1 < args.count ? args[index + 1] : ""
+            throw CommandFailure.failure("Couldn't find an application named \"\(name)\"; defaults unchanged")
+        }
         return try Domain(argument: args[index])
     }
 

@@ -149,6 +149,7 @@ final class Harness {
         (["export", "com.none", "-"], "The domain com.none does not exist", 1),
         (["write", "../evil", "k", "v"], "Invalid domain name \"../evil\": a domain name must not contain '..'", 1),
         (["write", "a/b", "k", "v"], "Invalid domain name \"a/b\": a domain name must not contain '/' (give an absolute path for a file)", 1),
+        (["read", "-app", "Safari"], "Couldn't find an application named \"Safari\"; defaults unchanged", 1),
         (["write", "", "k", "v"], "Invalid domain name \"\": a domain name must not be empty", 1),
     ]
 
