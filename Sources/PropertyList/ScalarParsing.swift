@@ -37,6 +37,8 @@ public enum ScalarParsing {
             guard let end, end.pointee == 0, end != UnsafeMutablePointer(mutating: ptr) else { return nil }
             // Reject hexadecimal floats: they are not what a user means by a float.
             if text.lowercased().contains("0x") { return nil }
+            // An overflow (1e400) is not infinity unless the user wrote it.
+            if value.isInfinite && !text.lowercased().contains("inf") { return nil }
             return value
         }
     }

@@ -21,7 +21,8 @@ import Testing
         #expect(ScalarParsing.real("-2e3") == -2000)
         #expect(ScalarParsing.real("1") == 1)
         #expect(ScalarParsing.real("-0.0")?.sign == .minus)
-        for bad in ["", "abc", "1.5x", " 1", "0x1p3"] { #expect(ScalarParsing.real(bad) == nil, "\(bad)") }
+        #expect(ScalarParsing.real("-inf") == -.infinity)
+        for bad in ["", "abc", "1.5x", " 1", "0x1p3", "1e400", "-1e999"] { #expect(ScalarParsing.real(bad) == nil, "\(bad)") }
     }
 
     @Test(arguments: [("true", true), ("YES", true), ("Yes", true), ("false", false), ("NO", false), ("no", false)])
