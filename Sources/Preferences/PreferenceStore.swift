@@ -86,6 +86,19 @@ public struct FilePreferenceStore: PreferenceStore {
         return dict
     }
 
+    /// Removes `.<name>.<random>.tmp` files that a writer killed mid-write
+    /// left beside `path`. Only called with the domain's lock held: every
+    /// writer creates its temporary file under that lock, so any such file
+    /// seen now belongs to a writer that died.
+    static func removeStaleTemporaryFiles(for path: String) {
+        let dir = FileSystem.parentDirectory(path)
+        let prefix = "." + FileSystem.lastComponent(path) + "."
+        guard let names = try? FileSystem.directoryEntries(dir) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            try? FileSystem.removeFile(dir + "/" + name)
+        }
+    }
+
     public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
         let path = try location(of: domain, scope: scope)
         let dir = FileSystem.parentDirectory(path)
@@ -95,6 +108,7 @@ public struct FilePreferenceStore: PreferenceStore {
             throw PreferencesError.system(error)
         }
         defer { lock.unlock() }
+        Self.removeStaleTemporaryFiles(for: path)
         let old = try Self.load(domain, path: path)
         var contents = old ?? [:]
         try change(&contents)

@@ -141,3 +141,17 @@ import PropertyList
         #expect(try FilePreferenceStore(root: root).read(.named("com.shared"))?.count == 160)
     }
 }
+
+@Suite struct StaleTemporaryFileTests {
+    @Test func aWriteRemovesTemporaryFilesLeftByAKilledWriter() throws {
+        let dir = TemporaryDirectory()
+        let store = FilePreferenceStore(root: dir.path)
+        try store.update(.named("com.a"), scope: .anyHost) { $0["k"] = .integer(1) }
+        dir.write("Library/Preferences/.com.a.plist.AbCdEfGh.tmp", [1, 2, 3])
+        dir.write("Library/Preferences/.com.b.plist.AbCdEfGh.tmp", [1, 2, 3])
+        try store.update(.named("com.a"), scope: .anyHost) { $0["k"] = .integer(2) }
+        #expect(dir.read("Library/Preferences/.com.a.plist.AbCdEfGh.tmp") == nil)
+        #expect(dir.read("Library/Preferences/.com.b.plist.AbCdEfGh.tmp") == [1, 2, 3])
+        #expect(try store.read(.named("com.a")) == ["k": .integer(2)])
+    }
+}
