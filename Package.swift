@@ -5,6 +5,7 @@ let package = Package(
     name: "AppHome",
     products: [
         .executable(name: "defaults", targets: ["defaults"]),
+        .executable(name: "apphome", targets: ["apphome"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
     ],
@@ -13,13 +14,18 @@ let package = Package(
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["PropertyList"]),
         .target(name: "CommandSupport"),
-        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "CommandSupport"]),
+        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
+        .target(name: "Containers", dependencies: ["Preferences", "PropertyList"]),
+        .target(name: "AppHomeCommand", dependencies: ["Containers", "CommandSupport"]),
+        .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults"]),
+        .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import CommandSupport
+import Containers
 import Preferences
 import PropertyList
 
@@ -36,7 +37,7 @@ public struct DefaultsCommand {
         _ arguments: [String],
         environment: DefaultsEnvironment,
         console: Console,
-        makeStore: (String) -> PreferenceStore = { FilePreferenceStore(root: $0) }
+        makeStore: (String) -> PreferenceStore = DefaultsCommand.fileStore
     ) -> Int32 {
         do {
             var rest = arguments[...]
@@ -65,6 +66,12 @@ public struct DefaultsCommand {
         } catch {
             return CommandFailure.failure("\(error)").report(command: "defaults", usage: HelpText.full, to: console)
         }
+    }
+
+    /// The store `defaults` uses: files under `root`, with each installed
+    /// app's domain routed to its home's `Library/Preferences`.
+    public static func fileStore(root: String) -> PreferenceStore {
+        FilePreferenceStore(resolver: DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: root)))
     }
 
     static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {

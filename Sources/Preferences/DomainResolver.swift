@@ -14,10 +14,22 @@ public struct DomainResolver: Sendable {
     /// Given a domain name, the `Library/Preferences` directory of the app
     /// home that owns it, or `nil` for a domain of no installed app.
     public var appPreferencesDirectory: @Sendable (String) -> String?
+    /// The domains of installed apps, listed by ``domainNames()`` beside
+    /// those under the root.
+    public var installedAppDomains: [String]
 
-    public init(root: String, appPreferencesDirectory: @escaping @Sendable (String) -> String? = { _ in nil }) {
+    public init(root: String, appPreferencesDirectory: @escaping @Sendable (String) -> String? = { _ in nil }, installedAppDomains: [String] = []) {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         self.appPreferencesDirectory = appPreferencesDirectory
+        self.installedAppDomains = installedAppDomains
+    }
+
+    /// A resolver that routes each installed app's domain to the
+    /// `Library/Preferences` directory of its home.
+    ///
+    /// - Parameter appPreferencesDirectories: bundle id → directory.
+    public init(root: String, appPreferencesDirectories: [String: String]) {
+        self.init(root: root, appPreferencesDirectory: { appPreferencesDirectories[$0] }, installedAppDomains: Array(appPreferencesDirectories.keys))
     }
 
     /// `<root>/Library/Preferences`, where domains of no app live.
@@ -62,9 +74,13 @@ public struct DomainResolver: Sendable {
     public func domainNames() throws(PreferencesError) -> [String] {
         let names: [String]
         do { names = try FileSystem.directoryEntries(preferencesDirectory) } catch { throw .system(error) }
-        return names.compactMap { name -> String? in
+        var result = Set(names.compactMap { name -> String? in
             guard name.hasSuffix(".plist"), !name.hasPrefix(".") else { return nil }
             return String(name.dropLast(6))
-        }.sorted()
+        })
+        for app in installedAppDomains {
+            if let dir = appPreferencesDirectory(app), FileSystem.exists(dir + "/" + app + ".plist") { result.insert(app) }
+        }
+        return result.sorted()
     }
 }

@@ -1,0 +1,84 @@
+import CommandSupport
+import Containers
+
+/// The `apphome` command: install, update and uninstall apps, show their
+/// paths, and run programs inside an app's home.
+///
+/// `main` reads the environment once and calls ``run(_:environment:console:hookTimeout:)``.
+public struct AppHomeCommand {
+    let manager: ContainerManager
+    let environment: AppHomeEnvironment
+    let console: Console
+    let hookTimeout: Double
+
+    /// Runs `apphome` with `arguments` (without the program name) and
+    /// returns the exit status: 0 on success, 1 on failure, 255 for a usage
+    /// error, or the status of the command `run` started.
+    ///
+    /// - Parameters:
+    ///   - arguments: the command line after the program name.
+    ///   - environment: the variables `main` read.
+    ///   - console: where output goes.
+    ///   - hookTimeout: seconds each uninstall hook may run.
+    public static func run(_ arguments: [String], environment: AppHomeEnvironment, console: Console,
+                           hookTimeout: Double = 10) -> Int32 {
+        do {
+            var rest = arguments[...]
+            var root: String?
+            while let arg = rest.first, arg.hasPrefix("--root") {
+                rest.removeFirst()
+                if arg == "--root" {
+                    guard let value = rest.popFirst(), !value.isEmpty else { throw CommandFailure.usage("option --root needs a directory") }
+                    root = value
+                } else if arg.hasPrefix("--root=") {
+                    root = String(arg.dropFirst(7))
+                    if root!.isEmpty { throw CommandFailure.usage("option --root needs a directory") }
+                } else {
+                    throw CommandFailure.usage("unknown option '\(arg)'")
+                }
+            }
+            guard let verb = rest.popFirst() else { throw CommandFailure.usage("missing verb") }
+            if verb == "help" || verb == "--help" || verb == "-h" {
+                guard rest.isEmpty else { throw CommandFailure.usage("unexpected argument '\(rest.first!)'") }
+                console.out(HelpText.full)
+                return 0
+            }
+            guard let root = root ?? environment.defaultRoot() else {
+                throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
+            }
+            let command = AppHomeCommand(manager: ContainerManager(root: root), environment: environment,
+                                         console: console, hookTimeout: hookTimeout)
+            return try command.perform(verb, Array(rest))
+        } catch let failure as CommandFailure {
+            return failure.report(command: "apphome", usage: HelpText.full, to: console)
+        } catch let error as ContainersError {
+            return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
+        } catch {
+            return CommandFailure.failure("\(error)").report(command: "apphome", usage: HelpText.full, to: console)
+        }
+    }
+
+    func perform(_ verb: String, _ args: [String]) throws -> Int32 {
+        switch verb {
+        case "install": try install(args)
+        case "update": try update(args)
+        case "uninstall": try uninstall(args)
+        case "list": try list(args)
+        case "info": try info(args)
+        case "container", "get_app_container": try container(args)
+        case "run": return try runCommand(args)
+        default: throw CommandFailure.usage("unknown verb '\(verb)'")
+        }
+        return 0
+    }
+
+    /// Checks the number of operands and that none looks like an option.
+    func operands(_ args: [String], _ names: [String], optional: Int = 0) throws(CommandFailure) -> [String] {
+        if let option = args.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw .usage("unknown option '\(option)'")
+        }
+        if args.count < names.count - optional { throw .usage("missing \(names[args.count])") }
+        if args.count > names.count { throw .usage("unexpected argument '\(args[names.count])'") }
+        return args
+    }
+}

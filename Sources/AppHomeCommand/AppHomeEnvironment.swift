@@ -1,0 +1,19 @@
+/// What the `apphome` command needs from the process environment, read
+/// once by `main` and passed in (libraries never call `getenv`).
+public struct AppHomeEnvironment: Sendable {
+    /// Every variable of the process; `run` and hooks start from these.
+    public var variables: [String: String]
+
+    public init(variables: [String: String] = [:]) {
+        self.variables = variables
+    }
+
+    /// The root to use when no `--root` is given: `APPHOME_ROOT`, else
+    /// `$XDG_DATA_HOME/apphome`, else `$HOME/.local/share/apphome`.
+    public func defaultRoot() -> String? {
+        if let r = variables["APPHOME_ROOT"], !r.isEmpty { return r }
+        if let x = variables["XDG_DATA_HOME"], x.hasPrefix("/") { return x + "/apphome" }
+        if let h = variables["HOME"], !h.isEmpty { return h + "/.local/share/apphome" }
+        return nil
+    }
+}

@@ -1,0 +1,36 @@
+import CommandSupport
+import Containers
+
+extension AppHomeCommand {
+    /// `install <Name.app>`.
+    func install(_ args: [String]) throws {
+        let path = try operands(args, ["bundle path"])[0]
+        let report = try manager.install(try AppBundle(path: path))
+        console.out("installed \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
+    }
+
+    /// `update <Name.app>`.
+    func update(_ args: [String]) throws {
+        let path = try operands(args, ["bundle path"])[0]
+        let bundle = try AppBundle(path: path)
+        if try manager.registry.read().entries[bundle.identifier] == nil {
+            throw CommandFailure.failure("\(bundle.identifier) is not installed; use 'apphome install' first")
+        }
+        let report = try manager.update(bundle)
+        console.out("updated \(report.entry.bundleIdentifier) from \(report.previous.displayVersion) to \(report.entry.displayVersion) at \(report.home.path)\n")
+        console.out("moved \(report.movedItems.count) item(s) of user data (\(report.userDataBytesCopied) bytes copied); bundle: \(report.bundleBytesCopied) bytes copied\n")
+        if let leftover = report.leftoverHome {
+            console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
+        }
+    }
+
+    /// `uninstall <bundle-id>`.
+    func uninstall(_ args: [String]) throws {
+        let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
+        let report = try manager.uninstall(id, environment: environment.variables, hookTimeout: hookTimeout)
+        console.out("uninstalled \(id) \(report.entry.displayVersion): removed \(report.home.path)\n")
+        for hook in report.hooks {
+            if let failure = hook.failureDescription { console.err("apphome: warning: \(failure)\n") }
+        }
+    }
+}

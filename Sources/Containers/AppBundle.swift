@@ -1,0 +1,74 @@
+import Preferences
+import PropertyList
+
+/// An application bundle (`<Name>.app`) whose `Info.plist` has been read
+/// and checked.
+///
+/// Loading validates everything an install needs, so a bundle that loads can
+/// be installed; one that does not load leaves nothing behind.
+public struct AppBundle: Equatable, Sendable {
+    /// The bundle directory as given (without a trailing slash).
+    public let path: String
+    /// The directory's name, e.g. `ScaryBugs.app`.
+    public let name: String
+    /// `CFBundleIdentifier`.
+    public let identifier: BundleIdentifier
+    /// `CFBundleVersion` (the build number).
+    public let version: String
+    /// `CFBundleShortVersionString` (the marketing version), if present.
+    public let shortVersion: String?
+    /// `CFBundleDisplayName`, if present.
+    public let displayName: String?
+
+    /// Reads `<path>/Info.plist` (binary, XML or old-style).
+    ///
+    /// - Parameter path: the bundle directory; its name must end in `.app`.
+    /// - Throws: ``ContainersError/invalidBundle(path:reason:)`` when the
+    ///   directory is missing or badly named, or `Info.plist` is missing,
+    ///   unreadable, not a dictionary or lacks `CFBundleIdentifier` or
+    ///   `CFBundleVersion`; ``ContainersError/invalidBundleIdentifier(_:reason:)``
+    ///   for an identifier that is not reverse-DNS.
+    public init(path given: String) throws(ContainersError) {
+        var path = given
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        let name = FileSystem.lastComponent(path)
+        func fail(_ reason: String) -> ContainersError { .invalidBundle(path: path, reason: reason) }
+        guard Self.isValidBundleName(name) else { throw fail("the directory name must end in '.app'") }
+        guard FileSystem.isDirectory(path) else { throw fail("it is not a directory") }
+        let bytes: [UInt8]?
+        do { bytes = try FileSystem.readFileIfPresent(path + "/Info.plist") } catch {
+            throw fail("cannot read Info.plist: \(error.reason)")
+        }
+        guard let bytes else { throw fail("Info.plist is missing") }
+        let plist: PlistValue
+        do { plist = try PlistCodec.decode(bytes) } catch { throw fail("Info.plist is not a property list: \(error)") }
+        guard let info = plist.dictionaryValue else { throw fail("Info.plist is not a dictionary") }
+        func string(_ key: String, required: Bool) throws(ContainersError) -> String? {
+            switch info[key] {
+            case nil:
+                if required { throw fail("Info.plist has no \(key)") }
+                return nil
+            case .string(let s)?:
+                if s.isEmpty { throw fail("\(key) in Info.plist is empty") }
+                return s
+            case let other?:
+                throw fail("\(key) in Info.plist must be a string, not \(other.typeName)")
+            }
+        }
+        let identifier = try BundleIdentifier(string("CFBundleIdentifier", required: true)!)
+        let version = try string("CFBundleVersion", required: true)!
+        self.path = path
+        self.name = name
+        self.identifier = identifier
+        self.version = version
+        self.shortVersion = try string("CFBundleShortVersionString", required: false)
+        self.displayName = try string("CFBundleDisplayName", required: false)
+    }
+
+    /// Whether `name` can be a bundle directory inside a home: ends in
+    /// `.app`, has a stem, and is one safe file-name component.
+    static func isValidBundleName(_ name: String) -> Bool {
+        name.hasSuffix(".app") && name.utf8.count > 4 && name.utf8.count <= 255
+            && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0")
+    }
+}

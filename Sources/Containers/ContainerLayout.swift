@@ -1,0 +1,82 @@
+/// Where things live under an AppHome root. The one place that knows the
+/// on-disk layout of homes, the registry and hooks.
+///
+/// ```
+/// <root>/Applications/<UUID>/          a home (0700)
+/// <root>/Applications/registry.plist   the registry (see Schemas/registry.md)
+/// <root>/Applications/.registry.lock   flock taken by every writer
+/// <root>/Hooks/uninstall.d/            executables run on uninstall
+/// ```
+public struct ContainerLayout: Sendable, Equatable {
+    /// The AppHome root, without a trailing slash.
+    public let root: String
+
+    public init(root: String) {
+        var r = root
+        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
+        self.root = r
+    }
+
+    /// `<root>/Applications`.
+    public var applicationsDirectory: String { root + "/Applications" }
+    /// `<root>/Applications/registry.plist`.
+    public var registryPath: String { applicationsDirectory + "/registry.plist" }
+    /// `<root>/Applications/.registry.lock`.
+    public var lockPath: String { applicationsDirectory + "/.registry.lock" }
+    /// `<root>/Hooks/uninstall.d`.
+    public var uninstallHooksDirectory: String { root + "/Hooks/uninstall.d" }
+
+    /// The home with `uuid` holding the bundle directory `bundleName`.
+    public func home(uuid: String, bundleName: String) -> ApplicationHome {
+        ApplicationHome(path: applicationsDirectory + "/" + uuid, bundleName: bundleName)
+    }
+
+    /// Whether `text` is an uppercase UUID as ``HostIdentifier/makeUUID()``
+    /// makes, so that it is safe as a directory name.
+    static func isValidUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (i, b) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(i) {
+                if b != UInt8(ascii: "-") { return false }
+            } else if !((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46)) {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// The directories of one installed app.
+///
+/// Callers should ask for a directory by what it is for, never derive one
+/// path from another: on iOS the bundle and the data live apart.
+public struct ApplicationHome: Sendable, Equatable {
+    /// `<root>/Applications/<UUID>`: the data container.
+    public let path: String
+    /// The bundle directory's name, e.g. `ScaryBugs.app`.
+    public let bundleName: String
+
+    public init(path: String, bundleName: String) {
+        self.path = path
+        self.bundleName = bundleName
+    }
+
+    /// `<home>/<Name>.app`, the installed bundle (read-only).
+    public var app: String { path + "/" + bundleName }
+    /// `<home>/Documents`.
+    public var documents: String { path + "/Documents" }
+    /// `<home>/Library`.
+    public var library: String { path + "/Library" }
+    /// `<home>/Library/Preferences`.
+    public var preferences: String { library + "/Preferences" }
+    /// `<home>/Library/Caches`.
+    public var caches: String { library + "/Caches" }
+    /// `<home>/Library/Application Support`.
+    public var applicationSupport: String { library + "/Application Support" }
+    /// `<home>/tmp`.
+    public var tmp: String { path + "/tmp" }
+
+    /// The directories an install creates, parents first.
+    var standardDirectories: [String] { [documents, library, preferences, caches, applicationSupport, tmp] }
+}

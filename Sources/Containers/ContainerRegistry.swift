@@ -1,0 +1,72 @@
+import Preferences
+
+/// The registry file under a root: reading it, and replacing it atomically
+/// and durably while the caller holds the registry lock.
+public struct ContainerRegistry: Sendable {
+    /// The layout of the root.
+    public let layout: ContainerLayout
+
+    public init(layout: ContainerLayout) {
+        self.layout = layout
+    }
+
+    /// The registry on disk; empty when the file does not exist yet.
+    ///
+    /// Readers take no lock: the file is only ever replaced by `rename`, so
+    /// a reader sees the old registry or the new one.
+    public func read() throws(ContainersError) -> Registry {
+        let bytes: [UInt8]?
+        do { bytes = try FileSystem.readFileIfPresent(layout.registryPath) } catch { throw .system(error) }
+        guard let bytes else { return Registry() }
+        return try Registry(decoding: bytes, path: layout.registryPath)
+    }
+
+    /// Replaces the registry file (temp file 0600, `fsync`, `rename`, `fsync`
+    /// of the directory). Call with the lock from ``lock()`` held.
+    public func write(_ registry: Registry) throws(ContainersError) {
+        let bytes = try registry.encoded()
+        do { try FileSystem.writeAtomically(bytes, to: layout.registryPath) } catch { throw .system(error) }
+    }
+
+    /// Creates `<root>/Applications` if needed and takes the writers' lock.
+    public func lock() throws(ContainersError) -> FileLock {
+        do {
+            try FileSystem.makeDirectories(layout.applicationsDirectory)
+            return try FileLock(path: layout.lockPath)
+        } catch { throw .system(error) }
+    }
+
+    /// The current home of `identifier`, or `nil` when it is not installed.
+    public func home(for identifier: BundleIdentifier) throws(ContainersError) -> ApplicationHome? {
+        guard let e = try read().entries[identifier] else { return nil }
+        return layout.home(uuid: e.homeUUID, bundleName: e.bundleName)
+    }
+
+    /// A look-up for `DomainResolver.appPreferencesDirectory`: given a
+    /// domain name, `<home>/Library/Preferences` of the installed app with
+    /// that bundle id, else `nil`.
+    ///
+    /// The registry is read once, when this function is called; a missing,
+    /// damaged or too-new registry gives a look-up that finds nothing, so
+    /// `defaults` keeps working on the root's own domains.
+    ///
+    /// - Parameter root: the AppHome root.
+    /// - Returns: a function safe to call from any thread.
+    public static func preferencesDirectoryLookup(root: String) -> @Sendable (String) -> String? {
+        let frozen = preferencesDirectories(root: root)
+        return { name in frozen[name] }
+    }
+
+    /// Every installed app's bundle id mapped to its home's
+    /// `Library/Preferences`, read from the registry once. A missing,
+    /// damaged or newer-format registry gives an empty table.
+    public static func preferencesDirectories(root: String) -> [String: String] {
+        let layout = ContainerLayout(root: root)
+        let registry = (try? ContainerRegistry(layout: layout).read()) ?? Registry()
+        var table: [String: String] = [:]
+        for e in registry.entries.values {
+            table[e.bundleIdentifier.rawValue] = layout.home(uuid: e.homeUUID, bundleName: e.bundleName).preferences
+        }
+        return table
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+
+/// Everything that can go wrong in the containers layer.
+///
+/// One public error type for the module. Each case carries the offending
+/// value; the messages are part of the interface and stay fixed.
+public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A bundle identifier that is not reverse-DNS.
+    case invalidBundleIdentifier(String, reason: String)
+    /// A bundle that cannot be installed: the path, and why.
+    case invalidBundle(path: String, reason: String)
+    /// `install` of a bundle id that is already installed.
+    case alreadyInstalled(String)
+    /// A bundle id with no entry in the registry.
+    case notInstalled(String)
+    /// The registry file was written by a newer AppHome.
+    case registryVersionTooNew(path: String, found: Int, supported: Int)
+    /// The registry file cannot be read as a registry.
+    case registryCorrupt(path: String, reason: String)
+    /// A file in a bundle that is neither a regular file, a directory nor a symbolic link.
+    case unsupportedFileType(path: String)
+    /// No app context: neither given explicitly nor found in the environment.
+    case noAppContext
+    /// A failure injected by a test at the named step.
+    case injectedFailure(step: String)
+    /// An operating-system call failed.
+    case system(SystemError)
+
+    public var description: String {
+        switch self {
+        case .invalidBundleIdentifier(let id, let reason):
+            return "invalid bundle identifier '\(id)': \(reason)"
+        case .invalidBundle(let path, let reason):
+            return "cannot use bundle \(path): \(reason)"
+        case .alreadyInstalled(let id):
+            return "\(id) is already installed; use 'apphome update' to install a new version"
+        case .notInstalled(let id):
+            return "\(id) is not installed"
+        case .registryVersionTooNew(let path, let found, let supported):
+            return "registry \(path) has format version \(found), but this AppHome reads only up to version \(supported); use a newer apphome"
+        case .registryCorrupt(let path, let reason):
+            return "registry \(path) is damaged: \(reason)"
+        case .unsupportedFileType(let path):
+            return "cannot copy \(path): only regular files, directories and symbolic links can be in a bundle"
+        case .noAppContext:
+            return "no app context: pass a home or run under 'apphome run'"
+        case .injectedFailure(let step):
+            return "injected failure at step \(step)"
+        case .system(let error):
+            return error.description
+        }
+    }
+}
+
+/// Runs `body`, converting whatever it throws into a ``ContainersError``.
+@inline(__always)
+func containersErrors<T>(_ body: () throws -> T) throws(ContainersError) -> T {
+    do { return try body() } catch let e as ContainersError { throw e } catch let e as SystemError {
+        throw .system(e)
+    } catch {
+        throw .system(SystemError("\(error)", path: "", errno: EIO))
+    }
+}

@@ -1,0 +1,38 @@
+extension ContainerManager {
+    /// The environment `apphome run` gives a command: `base` with the
+    /// app's home in `HOME`, `CFFIXED_USER_HOME` and `APPHOME_HOME`,
+    /// `TMPDIR=<home>/tmp/`, `XDG_DATA_HOME` and `XDG_CACHE_HOME` inside
+    /// `Library` (so stock Foundation lands in the home too),
+    /// `APPHOME_BUNDLE_ID` and `APPHOME_ROOT`.
+    public func runEnvironment(for entry: RegistryEntry, base: [String: String]) -> [String: String] {
+        let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        var env = base
+        env["HOME"] = home.path
+        env["CFFIXED_USER_HOME"] = home.path
+        env["TMPDIR"] = home.tmp + "/"
+        env["XDG_DATA_HOME"] = home.applicationSupport
+        env["XDG_CACHE_HOME"] = home.caches
+        env["APPHOME_BUNDLE_ID"] = entry.bundleIdentifier.rawValue
+        env["APPHOME_HOME"] = home.path
+        env["APPHOME_ROOT"] = layout.root
+        return env
+    }
+
+    /// Runs `command` in the context of the installed app `identifier`,
+    /// with the working directory set to its home, and waits for it.
+    ///
+    /// - Parameters:
+    ///   - command: the program (looked up in the caller's `PATH`) and its arguments.
+    ///   - base: the environment to start from (normally the caller's).
+    /// - Returns: how the command ended.
+    /// - Throws: ``ContainersError/notInstalled(_:)``; ``ContainersError/system(_:)``
+    ///   when the command cannot be started.
+    public func run(_ identifier: BundleIdentifier, command: [String], base: [String: String]) throws(ContainersError) -> Termination {
+        let entry = try entry(for: identifier)
+        let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        return try containersErrors {
+            let pid = try Subprocess.spawn(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path)
+            return try Subprocess.wait(pid)
+        }
+    }
+}

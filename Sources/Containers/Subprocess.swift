@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+
+/// How a child process ended.
+public enum Termination: Equatable, Sendable {
+    /// It called `exit` with this status.
+    case exited(Int32)
+    /// A signal ended it.
+    case signalled(Int32)
+    /// It ran past its time limit and was killed.
+    case timedOut
+
+    /// The status a shell would report: the exit status, or 128 + signal.
+    public var shellStatus: Int32 {
+        switch self {
+        case .exited(let s): return s
+        case .signalled(let sig): return 128 + sig
+        case .timedOut: return 128 + SIGKILL
+        }
+    }
+}
+
+/// Starts programs with `posix_spawn` and waits for them with `waitpid`;
+/// no `fork` in Swift, no Foundation.
+enum Subprocess {
+    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+
+    /// glibc ≥ 2.29 has `posix_spawn_file_actions_addchdir_np`, but the
+    /// Swift Glibc module does not declare it, so it is looked up at run time.
+    private static let addChdir: AddChdir? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddChdir.self)
+    }()
+
+    /// Starts `arguments[0]` (looked up in the caller's `PATH` when it has
+    /// no `/`) with exactly `environment`, in `workingDirectory`.
+    ///
+    /// - Parameter newProcessGroup: put the child in its own process group,
+    ///   so that a timeout can kill everything it started.
+    /// - Returns: the child's process id.
+    static func spawn(_ arguments: [String], environment: [String: String], workingDirectory: String?,
+                      newProcessGroup: Bool = false) throws -> pid_t {
+        precondition(!arguments.isEmpty)
+        var argv = arguments
+        var chdirAction: String? = workingDirectory
+        if let dir = workingDirectory, addChdir == nil {
+            argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", dir] + arguments
+            chdirAction = nil
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let dir = chdirAction, let addChdir {
+            let rc = dir.withCString { addChdir(&actions, $0) }
+            guard rc == 0 else { throw SystemError("posix_spawn_file_actions_addchdir_np", path: dir, errno: rc) }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        if newProcessGroup {
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+            posix_spawnattr_setpgroup(&attributes, 0)
+        }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = environment.sorted { $0.key < $1.key }.map { strdup($0.key + "=" + $0.value) } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = cArgs.withUnsafeBufferPointer { a in
+            cEnv.withUnsafeBufferPointer { e in
+                posix_spawnp(&pid, argv[0], &actions, &attributes, a.baseAddress!, e.baseAddress!)
+            }
+        }
+        guard rc == 0 else { throw SystemError("posix_spawn", path: argv[0], errno: rc) }
+        return pid
+    }
+
+    /// Waits for `pid`; with a `timeout` (seconds), kills its process group
+    /// (or the process) with `SIGKILL` when it runs longer.
+    static func wait(_ pid: pid_t, timeout: Double? = nil, killGroup: Bool = false) throws -> Termination {
+        var status: Int32 = 0
+        guard let timeout else {
+            while waitpid(pid, &status, 0) < 0 {
+                guard errno == EINTR else { throw SystemError("waitpid", path: "\(pid)", errno: errno) }
+            }
+            return decode(status)
+        }
+        let deadline = monotonicSeconds() + timeout
+        var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { return decode(status) }
+            if r < 0 && errno != EINTR { throw SystemError("waitpid", path: "\(pid)", errno: errno) }
+            if monotonicSeconds() >= deadline {
+                _ = killGroup ? kill(-pid, SIGKILL) : kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                return .timedOut
+            }
+            nanosleep(&pause, nil)
+            if pause.tv_nsec < 20_000_000 { pause.tv_nsec *= 2 }
+        }
+    }
+
+    private static func decode(_ status: Int32) -> Termination {
+        let signal = status & 0x7F
+        return signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
+    }
+
+    static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+
+/// Whole-tree file operations: copying a bundle in, removing a home.
+/// Every C call's failure becomes a ``SystemError`` right where it happens.
+enum TreeOperations {
+    /// Copies the tree at `source` to `destination` (which must not exist)
+    /// and makes the copy read-only.
+    ///
+    /// Regular files are copied byte for byte, directories recreated,
+    /// symbolic links recreated as links with the same target. Permission
+    /// bits are kept except the write bits (and set-id and sticky bits,
+    /// which a bundle has no use for). Anything else (devices, FIFOs,
+    /// sockets) is refused.
+    ///
+    /// - Returns: the number of file bytes copied.
+    static func copyReadOnly(_ source: String, to destination: String) throws -> Int {
+        var st = stat()
+        guard lstat(source, &st) == 0 else { throw SystemError("lstat", path: source, errno: errno) }
+        let mode = mode_t(st.st_mode) & 0o555
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR:
+            guard mkdir(destination, 0o700) == 0 else { throw SystemError("mkdir", path: destination, errno: errno) }
+            var total = 0
+            for name in try FileSystem.directoryEntries(source).sorted() {
+                total += try copyReadOnly(source + "/" + name, to: destination + "/" + name)
+            }
+            guard chmod(destination, mode) == 0 else { throw SystemError("chmod", path: destination, errno: errno) }
+            return total
+        case S_IFLNK:
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(source, &buffer, buffer.count - 1)
+            guard n >= 0 else { throw SystemError("readlink", path: source, errno: errno) }
+            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard symlink(target, destination) == 0 else { throw SystemError("symlink", path: destination, errno: errno) }
+            return 0
+        case S_IFREG:
+            return try copyFile(source, to: destination, mode: mode)
+        default:
+            throw ContainersError.unsupportedFileType(path: source)
+        }
+    }
+
+    private static func copyFile(_ source: String, to destination: String, mode: mode_t) throws -> Int {
+        let input = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw SystemError("open", path: source, errno: errno) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw SystemError("create", path: destination, errno: errno) }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var total = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path: source, errno: errno)
+            }
+            if n == 0 { break }
+            var offset = 0
+            while offset < n {
+                let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, n - offset) }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemError("write", path: destination, errno: errno)
+                }
+                offset += w
+            }
+            total += n
+        }
+        guard fsync(output) == 0 else { throw SystemError("fsync", path: destination, errno: errno) }
+        guard fchmod(output, mode) == 0 else { throw SystemError("chmod", path: destination, errno: errno) }
+        return total
+    }
+
+    /// Removes `path` and everything below it; a missing path is not an
+    /// error. Read-only directories (an installed bundle) are made writable
+    /// first. Symbolic links are removed, never followed.
+    static func remove(_ path: String) throws {
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            if errno == ENOENT { return }
+            throw SystemError("lstat", path: path, errno: errno)
+        }
+        if st.st_mode & S_IFMT == S_IFDIR {
+            if mode_t(st.st_mode) & 0o700 != 0o700 {
+                guard chmod(path, 0o700) == 0 else { throw SystemError("chmod", path: path, errno: errno) }
+            }
+            for name in try FileSystem.directoryEntries(path) {
+                try remove(path + "/" + name)
+            }
+            guard rmdir(path) == 0 else { throw SystemError("rmdir", path: path, errno: errno) }
+        } else {
+            guard unlink(path) == 0 || errno == ENOENT else { throw SystemError("unlink", path: path, errno: errno) }
+        }
+    }
+
+    /// Creates one directory with mode 0700; an existing directory is fine.
+    static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) != 0 {
+            if errno == EEXIST && FileSystem.isDirectory(path) { return }
+            throw SystemError("mkdir", path: path, errno: errno)
+        }
+    }
+
+    /// `rename(2)`, never a copy: fails with `EXDEV` rather than copying.
+    static func rename(_ from: String, to: String) throws {
+        guard Glibc.rename(from, to) == 0 else { throw SystemError("rename", path: from, errno: errno) }
+    }
+
+    /// `fsync` of a directory, so renames and creations in it survive a crash.
+    static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { _ = fsync(fd); close(fd) }
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+
+/// The outcome of one uninstall hook.
+public struct HookResult: Equatable, Sendable {
+    /// The hook's path.
+    public var path: String
+    /// How it ended; `nil` when it could not be started.
+    public var termination: Termination?
+    /// Why it could not be started, if it could not.
+    public var startFailure: String?
+
+    /// Whether the hook ran and exited with status 0.
+    public var succeeded: Bool { termination == .exited(0) }
+
+    /// A one-line description of a failure, for stderr.
+    public var failureDescription: String? {
+        if let startFailure { return "uninstall hook \(path) could not be started: \(startFailure)" }
+        switch termination {
+        case .exited(0)?, nil: return nil
+        case .exited(let s)?: return "uninstall hook \(path) failed with exit status \(s)"
+        case .signalled(let sig)?: return "uninstall hook \(path) was killed by signal \(sig)"
+        case .timedOut?: return "uninstall hook \(path) timed out and was killed"
+        }
+    }
+}
+
+extension ContainerManager {
+    /// What an uninstall did.
+    public struct UninstallReport: Equatable, Sendable {
+        /// The entry that was removed.
+        public var entry: RegistryEntry
+        /// The home that was removed.
+        public var home: ApplicationHome
+        /// The hooks run, in order.
+        public var hooks: [HookResult]
+    }
+
+    /// Removes an app: its registry entry, then its home, then runs every
+    /// executable in `<root>/Hooks/uninstall.d/`.
+    ///
+    /// The registry entry goes first: a crash afterwards leaves an orphaned
+    /// home that no entry points at, the same state an interrupted install
+    /// leaves, which `doctor` can detect by listing `Applications/`. The
+    /// other order would leave an entry pointing at a half-removed home.
+    ///
+    /// Hooks run after the home is gone (like a package's `postrm`), in
+    /// byte order of their names, one at a time, each with
+    /// `APPHOME_BUNDLE_ID`, `APPHOME_HOME`, `APPHOME_VERSION` and
+    /// `APPHOME_ROOT` added to `environment`, and killed (with their process
+    /// group) after `hookTimeout` seconds. A failing hook is reported in the
+    /// result and does not stop the others. Hidden files and files without
+    /// an execute bit are skipped.
+    ///
+    /// - Parameters:
+    ///   - identifier: the app to remove.
+    ///   - environment: the base environment for hooks (normally the caller's).
+    ///   - hookTimeout: seconds each hook may run.
+    /// - Throws: ``ContainersError/notInstalled(_:)``, ``ContainersError/system(_:)``.
+    public func uninstall(_ identifier: BundleIdentifier, environment: [String: String] = [:],
+                          hookTimeout: Double = 10) throws(ContainersError) -> UninstallReport {
+        let lock = try registry.lock()
+        defer { lock.unlock() }
+        var current = try registry.read()
+        guard let entry = current.entries.removeValue(forKey: identifier) else { throw .notInstalled(identifier.rawValue) }
+        let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        try registry.write(current)
+        try containersErrors { try TreeOperations.remove(home.path) }
+        TreeOperations.syncDirectory(layout.applicationsDirectory)
+        var hookEnvironment = environment
+        hookEnvironment["APPHOME_BUNDLE_ID"] = identifier.rawValue
+        hookEnvironment["APPHOME_HOME"] = home.path
+        hookEnvironment["APPHOME_VERSION"] = entry.version
+        hookEnvironment["APPHOME_ROOT"] = layout.root
+        let hooks = try runHooks(in: layout.uninstallHooksDirectory, environment: hookEnvironment, timeout: hookTimeout)
+        return UninstallReport(entry: entry, home: home, hooks: hooks)
+    }
+
+    /// Runs the executables in `directory`, sorted by name.
+    func runHooks(in directory: String, environment: [String: String], timeout: Double) throws(ContainersError) -> [HookResult] {
+        let names = try containersErrors { try FileSystem.directoryEntries(directory) }
+        var results: [HookResult] = []
+        for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) where !name.hasPrefix(".") {
+            let path = directory + "/" + name
+            var st = stat()
+            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o111 != 0 else { continue }
+            do {
+                let pid = try Subprocess.spawn([path], environment: environment, workingDirectory: "/", newProcessGroup: true)
+                let termination = try Subprocess.wait(pid, timeout: timeout, killGroup: true)
+                results.append(HookResult(path: path, termination: termination, startFailure: nil))
+            } catch let error as SystemError {
+                results.append(HookResult(path: path, termination: nil, startFailure: error.reason))
+            } catch {
+                results.append(HookResult(path: path, termination: nil, startFailure: "\(error)"))
+            }
+        }
+        return results
+    }
+}

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+
+/// The steps of an update, in order. A test can make any of them fail
+/// (see ``ContainerManager/update(_:failAt:)``).
+public enum UpdateStep: String, CaseIterable, Sendable {
+    /// Create the new home directory (0700).
+    case createHome
+    /// Copy the new bundle in whole, read-only.
+    case copyBundle
+    /// Create `Library/`, `Library/Caches/` and `tmp/` in the new home.
+    case createDirectories
+    /// Rename `Documents/` into the new home.
+    case moveDocuments
+    /// Rename every `Library/` entry except `Caches` into the new home.
+    case moveLibrary
+    /// Create any standard directory the old home lacked.
+    case completeDirectories
+    /// Replace the registry, pointing at the new home.
+    case switchRegistry
+    /// Remove the old home (its bundle, `Caches` and `tmp`).
+    case removeOldHome
+}
+
+extension ContainerManager {
+    /// What an update did.
+    public struct UpdateReport: Equatable, Sendable {
+        /// The entry before the update.
+        public var previous: RegistryEntry
+        /// The entry after the update.
+        public var entry: RegistryEntry
+        /// The new home.
+        public var home: ApplicationHome
+        /// The top-level items renamed from the old home, relative to it
+        /// (`Documents`, `Library/Preferences`, …).
+        public var movedItems: [String]
+        /// Bytes copied for user data: always 0, data is renamed.
+        public var userDataBytesCopied: Int
+        /// Bytes copied for the new bundle.
+        public var bundleBytesCopied: Int
+        /// The old home, when it could not be removed after the switch (the
+        /// update stands; the old home is an orphan).
+        public var leftoverHome: String?
+        /// Why the old home could not be removed.
+        public var leftoverReason: String?
+    }
+
+    /// Installs a new version of an installed app into a new home and moves
+    /// the user's data across by `rename(2)`.
+    ///
+    /// `Documents/` and every `Library/` entry except `Caches` move; `Caches`
+    /// and `tmp` start empty; the bundle is replaced whole. If any step
+    /// before ``UpdateStep/switchRegistry`` fails, the moved items are
+    /// renamed back and the new home is removed, so the old version stays
+    /// installed with its data. (If moving an item back fails, the new home
+    /// is kept so no data is lost, and the error says so.) A failure to
+    /// remove the old home after the switch does not undo the update; it is
+    /// reported in ``UpdateReport/leftoverHome``.
+    ///
+    /// - Parameters:
+    ///   - bundle: the new version; its bundle id must be installed.
+    ///   - failAt: for tests: fail at the end of this step (after its work),
+    ///     or, for ``UpdateStep/switchRegistry``, instead of writing.
+    /// - Throws: ``ContainersError/notInstalled(_:)``, ``ContainersError/system(_:)``,
+    ///   ``ContainersError/injectedFailure(step:)``.
+    public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil) throws(ContainersError) -> UpdateReport {
+        let lock = try registry.lock()
+        defer { lock.unlock() }
+        var current = try registry.read()
+        guard let previous = current.entries[bundle.identifier] else {
+            throw .notInstalled(bundle.identifier.rawValue)
+        }
+        let old = layout.home(uuid: previous.homeUUID, bundleName: previous.bundleName)
+        let uuid = makeUUID()
+        let new = layout.home(uuid: uuid, bundleName: bundle.name)
+        func checkpoint(_ step: UpdateStep) throws(ContainersError) {
+            if failAt == step { throw .injectedFailure(step: step.rawValue) }
+        }
+
+        var created = false
+        var moved: [String] = []   // relative paths, in the order moved
+        var bundleBytes = 0
+        do {
+            try containersErrors {
+                guard mkdir(new.path, 0o700) == 0 else { throw SystemError("mkdir", path: new.path, errno: errno) }
+                created = true
+            }
+            try checkpoint(.createHome)
+            bundleBytes = try containersErrors { try TreeOperations.copyReadOnly(bundle.path, to: new.app) }
+            try checkpoint(.copyBundle)
+            try containersErrors {
+                for dir in [new.library, new.caches, new.tmp] { try TreeOperations.makeDirectory(dir) }
+            }
+            try checkpoint(.createDirectories)
+            try containersErrors {
+                if FileSystem.exists(old.documents) {
+                    try TreeOperations.rename(old.documents, to: new.documents)
+                    moved.append("Documents")
+                }
+            }
+            try checkpoint(.moveDocuments)
+            try containersErrors {
+                for name in try FileSystem.directoryEntries(old.library).sorted() where name != "Caches" {
+                    try TreeOperations.rename(old.library + "/" + name, to: new.library + "/" + name)
+                    moved.append("Library/" + name)
+                }
+            }
+            try checkpoint(.moveLibrary)
+            try containersErrors {
+                for dir in new.standardDirectories { try TreeOperations.makeDirectory(dir) }
+                TreeOperations.syncDirectory(new.library)
+                TreeOperations.syncDirectory(new.path)
+                TreeOperations.syncDirectory(old.library)
+                TreeOperations.syncDirectory(old.path)
+                TreeOperations.syncDirectory(layout.applicationsDirectory)
+            }
+            try checkpoint(.completeDirectories)
+            try checkpoint(.switchRegistry)
+            current.entries[bundle.identifier] = makeEntry(bundle, uuid: uuid)
+            try registry.write(current)
+        } catch {
+            try rollBack(moved: moved, from: new, to: old, removeNew: created, cause: error)
+            throw error
+        }
+
+        var report = UpdateReport(previous: previous, entry: current.entries[bundle.identifier]!, home: new,
+                                  movedItems: moved, userDataBytesCopied: 0, bundleBytesCopied: bundleBytes)
+        do {
+            try checkpoint(.removeOldHome)
+            try containersErrors { try TreeOperations.remove(old.path) }
+            TreeOperations.syncDirectory(layout.applicationsDirectory)
+        } catch {
+            report.leftoverHome = old.path
+            report.leftoverReason = error.description
+        }
+        return report
+    }
+
+    /// Renames the moved items back into the old home, newest first, then
+    /// removes the new home, unless an item could not be moved back.
+    private func rollBack(moved: [String], from new: ApplicationHome, to old: ApplicationHome,
+                          removeNew: Bool, cause: ContainersError) throws(ContainersError) {
+        var stranded: [String] = []
+        for item in moved.reversed() {
+            do { try TreeOperations.rename(new.path + "/" + item, to: old.path + "/" + item) } catch { stranded.append(item) }
+        }
+        TreeOperations.syncDirectory(old.library)
+        TreeOperations.syncDirectory(old.path)
+        if !stranded.isEmpty {
+            throw .system(SystemError("\(cause); rolling back, could not move \(stranded.joined(separator: ", ")) back; they are in",
+                                      path: new.path, errno: EIO))
+        }
+        if removeNew { try? TreeOperations.remove(new.path) }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import Containers
+
+@Suite struct RunTests {
+    @Test func runSetsTheHomeEnvironmentAndWorkingDirectory() throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root)
+        let home = try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info()))).home
+        let out = s.path + "/env"
+        let termination = try manager.run(try BundleIdentifier("com.example.Sample"),
+                                          command: ["/bin/sh", "-c", "pwd > \(out); env >> \(out); exit 5"],
+                                          base: ["PATH": "/usr/bin:/bin", "HOME": "/home/someone", "KEEP": "1"])
+        #expect(termination == .exited(5))
+        #expect(termination.shellStatus == 5)
+        let lines = (s.read(out) ?? "").split(separator: "\n").map(String.init)
+        #expect(lines.first == home.path)
+        let expected = [
+            "HOME=\(home.path)", "CFFIXED_USER_HOME=\(home.path)", "TMPDIR=\(home.path)/tmp/",
+            "XDG_DATA_HOME=\(home.path)/Library/Application Support", "XDG_CACHE_HOME=\(home.path)/Library/Caches",
+            "APPHOME_BUNDLE_ID=com.example.Sample", "APPHOME_HOME=\(home.path)", "APPHOME_ROOT=\(s.root)", "KEEP=1",
+        ]
+        for line in expected { #expect(lines.contains(line), "\(line)") }
+    }
+
+    @Test func signalBecomes128PlusSignal() throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root)
+        _ = try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info())))
+        let t = try manager.run(try BundleIdentifier("com.example.Sample"), command: ["/bin/sh", "-c", "kill -TERM $$"], base: [:])
+        #expect(t == .signalled(SIGTERM))
+        #expect(t.shellStatus == 128 + SIGTERM)
+    }
+
+    @Test func missingProgramIsASystemError() throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root)
+        _ = try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info())))
+        #expect(throws: ContainersError.self) {
+            try manager.run(try BundleIdentifier("com.example.Sample"), command: [s.path + "/no-such-program"], base: [:])
+        }
+    }
+}

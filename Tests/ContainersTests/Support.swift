@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import Containers
+import PropertyList
+
+/// A temporary directory for one test, removed when the value goes away.
+final class Scratch: @unchecked Sendable {
+    let path: String
+    var root: String { path + "/root" }
+
+    init() {
+        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("containers-test-XXXXXX")).utf8CString)
+        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+
+    deinit { try? Containers.TreeOperations.remove(path) }
+
+    /// Makes `<path>/<dir>/<name>` with an Info.plist built from `info`
+    /// (XML unless told), an executable, a resource and a symlink.
+    @discardableResult
+    func makeBundle(_ dir: String = "v1", name: String = "Sample.app", info: [String: PlistValue]?,
+                    format: PlistFormat = .xml, resource: String = "one") throws -> String {
+        let bundle = path + "/" + dir + "/" + name
+        try FileManager.default.createDirectory(atPath: bundle + "/Resources", withIntermediateDirectories: true)
+        if let info {
+            try Data(PlistCodec.encode(.dictionary(info), format: format)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        }
+        try Data(resource.utf8).write(to: URL(fileURLWithPath: bundle + "/Resources/data.txt"))
+        try Data("#!/bin/sh\necho hi\n".utf8).write(to: URL(fileURLWithPath: bundle + "/Sample"))
+        chmod(bundle + "/Sample", 0o755)
+        try FileManager.default.createSymbolicLink(atPath: bundle + "/link.txt", withDestinationPath: "Resources/data.txt")
+        return bundle
+    }
+
+    static func info(id: String = "com.example.Sample", version: String = "1", short: String? = "1.0") -> [String: PlistValue] {
+        var d: [String: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string(version)]
+        if let short { d["CFBundleShortVersionString"] = .string(short) }
+        return d
+    }
+
+    func write(_ text: String, to file: String) throws {
+        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+    }
+
+    func read(_ file: String) -> String? {
+        FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func entries(_ dir: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+    }
+
+    /// The home directories (UUID-named) under the root.
+    var homes: [String] { entries(root + "/Applications").filter { ContainerLayout.isValidUUID($0) } }
+}
+
+func fixedClock() -> PlistDate { PlistDate(secondsSince1970: 1_800_000_000) }
+
+func mode(_ path: String) -> mode_t {
+    var st = stat()
+    lstat(path, &st)
+    return st.st_mode
+}
+
+func inode(_ path: String) -> UInt64 {
+    var st = stat()
+    lstat(path, &st)
+    return UInt64(st.st_ino)
+}
