@@ -88,9 +88,7 @@ extension AppHomeCommand {
 
     /// `2026-01-31T12:00:00Z`.
     static func iso8601(_ date: PlistDate) -> String {
-        guard let c = CivilTime(date) else { return "\(date.secondsSince1970)" }
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(c.year)-\(two(c.month))-\(two(c.day))T\(two(c.hour)):\(two(c.minute)):\(two(c.second))Z"
+        CivilTime(date)?.iso8601 ?? "\(date.secondsSince1970)"
     }
 }
 
