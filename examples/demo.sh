@@ -43,5 +43,33 @@ step "$defaults" read com.raywenderlich.ScaryBugs maxBugs
 step "$defaults" delete com.raywenderlich.ScaryBugs
 printf '\n$ %s\n' "$defaults read com.raywenderlich.ScaryBugs"
 "$defaults" read com.raywenderlich.ScaryBugs || echo "exit status: $?"
+
+echo
+echo "# containers: ScaryBugs gets a home; its preferences and Documents survive an update"
+apphome="$BIN_DIR/apphome"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+step "$apphome" install "$here/ScaryBugs-v1/ScaryBugs.app"
+step "$defaults" write com.example.ScaryBugs lastBug -string "Centipede"
+home=$("$apphome" container com.example.ScaryBugs data)
+echo "a scary bug" > "$home/Documents/bug1.txt"
+echo "thumbnail" > "$home/Library/Caches/thumb.cache"
+step "$apphome" list
+step "$apphome" update "$here/ScaryBugs-v2/ScaryBugs.app"
+newhome=$("$apphome" container com.example.ScaryBugs data)
+printf '
+# new home %s
+' "$newhome"
+printf '# Documents/bug1.txt: %s
+' "$(cat "$newhome/Documents/bug1.txt")"
+printf '# Library/Caches is empty: %s
+' "$(ls -A "$newhome/Library/Caches" | wc -l) files"
+step "$defaults" read com.example.ScaryBugs lastBug
+step "$apphome" run com.example.ScaryBugs -- sh -c 'echo "HOME=$HOME"; echo "TMPDIR=$TMPDIR"'
+step "$apphome" uninstall com.example.ScaryBugs
+printf '
+$ %s
+' "$defaults read com.example.ScaryBugs"
+"$defaults" read com.example.ScaryBugs || echo "exit status: $?"
+
 echo
 echo "demo finished"
