@@ -18,7 +18,7 @@ let package = Package(
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
         .target(name: "Containers", dependencies: ["Preferences", "PropertyList"]),
-        .target(name: "AppHomeCommand", dependencies: ["Containers", "CommandSupport"]),
+        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList"]),

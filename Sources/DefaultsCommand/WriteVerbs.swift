@@ -69,9 +69,10 @@ extension DefaultsCommand {
         if args.count > 2 { throw Self.unexpected(args[2]) }
         let domain = try self.domain(args, verb: "delete")
         let notFound = CommandFailure.failure("Domain (\(domain)) not found.\nDefaults have not been changed.")
-        guard try store.read(domain, scope: options.scope) != nil else { throw notFound }
         let path = args.count == 2 ? try keyPath(args[1]) : nil
         try store.update(domain, scope: options.scope) { contents in
+            // The store removes empty domains, so empty means "does not exist".
+            guard !contents.isEmpty else { throw notFound }
             guard let path else { contents = [:]; return }
             guard try path.remove(from: &contents) else { throw notFound }
         }

@@ -39,10 +39,10 @@ public enum FileSystem {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw SystemError("stat", path: path, errno: errno) }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw SystemError("read", path: path, errno: EISDIR) }
+        let expected = max(Int(st.st_size), 0) + 1
         var result: [UInt8] = []
-        var capacity = max(Int(st.st_size), 0) + 1
-        result.reserveCapacity(capacity)
-        var buffer = [UInt8](repeating: 0, count: min(max(capacity, 4096), 1 << 20))
+        result.reserveCapacity(expected)
+        var buffer = [UInt8](repeating: 0, count: min(max(expected, 4096), 1 << 20))
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
@@ -51,7 +51,6 @@ public enum FileSystem {
             }
             if n == 0 { break }
             result.append(contentsOf: buffer[0..<n])
-            capacity = result.count
         }
         return result
     }

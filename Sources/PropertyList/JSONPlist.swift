@@ -137,7 +137,7 @@ enum JSONPlist {
         if n > maximumNesting { throw .tooDeep(limit: PlistValue.maximumDepth) }
     }
 
-    private static func quote(_ s: String, into out: inout [UInt8]) {
+    static func quote(_ s: String, into out: inout [UInt8]) {
         let hexDigits = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for c in s.utf8 {

@@ -84,4 +84,14 @@ public enum PlistCodec {
         case .openStep: throw .unrepresentable("old-style property lists with the codec (use the old-style printer)")
         }
     }
+
+    /// `text` as a JSON string literal, quoted and escaped the way the
+    /// typed-JSON writer escapes strings, for commands that write small JSON
+    /// documents of their own.
+    public static func jsonStringLiteral(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 2)
+        JSONPlist.quote(text, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 }

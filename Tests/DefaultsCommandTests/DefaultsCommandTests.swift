@@ -97,10 +97,20 @@ final class Harness {
         h.run("write", "com.t", "r", "-float", "1")
         let json = h.run("--format", "json", "read", "com.t", "r")
         #expect(json.status == 0)
-        #expect(json.out.contains("1.0"))
+        #expect(json.out == "1.0\n")
         let xml = h.run("--format=xml", "read", "com.t")
-        #expect(xml.out.contains("<real>"))
-        #expect(h.run("--format", "json", "export", "com.t", "-").out.contains("\"r\""))
+        #expect(xml.out == """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            \t<key>r</key>
+            \t<real>1.0</real>
+            </dict>
+            </plist>
+
+            """)
+        #expect(h.run("--format", "json", "export", "com.t", "-").out == "{\n  \"r\": 1.0\n}\n")
     }
 
     @Test func listsAndFindsDomains() {
