@@ -10,7 +10,8 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 
 # Debian packages the build, the tests, the demo and the benchmarks use.
 PACKAGES := pkg-config python3 libplist-utils libplist-dev hyperfine \
-            libglib2.0-bin dconf-gsettings-backend dconf-service dbus dbus-daemon
+            libglib2.0-bin dconf-gsettings-backend dconf-service dbus dbus-daemon \
+            libsodium-dev
 
 .PHONY: all build release deps test demo bench clean
 

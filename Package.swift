@@ -14,6 +14,8 @@ let package = Package(
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["PropertyList"]),
         .target(name: "CommandSupport"),
+        // libsodium: hashing for backups, encryption for the keychain.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),

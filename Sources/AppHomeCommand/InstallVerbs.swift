@@ -29,6 +29,7 @@ extension AppHomeCommand {
         let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
         let report = try manager.uninstall(id, environment: environment.variables, hookTimeout: hookTimeout)
         console.out("uninstalled \(id) \(report.entry.displayVersion): removed \(report.home.path)\n")
+        for failure in report.participantFailures { console.err("apphome: warning: \(failure)\n") }
         for hook in report.hooks {
             if let failure = hook.failureDescription { console.err("apphome: warning: \(failure)\n") }
         }

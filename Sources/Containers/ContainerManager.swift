@@ -20,18 +20,24 @@ public struct ContainerManager: Sendable {
     public let now: @Sendable () -> PlistDate
     /// Makes the UUID for a new home.
     public let makeUUID: @Sendable () -> String
+    /// What keeps app data outside the homes (the keychain), called on
+    /// uninstall, backup and restore; see ``AppDataParticipant``.
+    public let participants: [any AppDataParticipant]
 
     /// - Parameters:
     ///   - root: the AppHome root.
     ///   - now: the clock; the system's real-time clock by default.
     ///   - makeUUID: makes home UUIDs; random (version 4, uppercase) by default.
+    ///   - participants: what keeps app data outside the homes; none by default.
     public init(root: String,
                 now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock,
-                makeUUID: @escaping @Sendable () -> String = { HostIdentifier.makeUUID() }) {
+                makeUUID: @escaping @Sendable () -> String = { HostIdentifier.makeUUID() },
+                participants: [any AppDataParticipant] = []) {
         self.layout = ContainerLayout(root: root)
         self.registry = ContainerRegistry(layout: layout)
         self.now = now
         self.makeUUID = makeUUID
+        self.participants = participants
     }
 
     /// The system's real-time clock.

@@ -36,6 +36,8 @@ extension ContainerManager {
         public var home: ApplicationHome
         /// The hooks run, in order.
         public var hooks: [HookResult]
+        /// Participants that failed to clean up, one line each.
+        public var participantFailures: [String] = []
     }
 
     /// Removes an app: its registry entry, then its home, then runs every
@@ -69,13 +71,21 @@ extension ContainerManager {
         try registry.write(current)
         try containersErrors { try TreeOperations.remove(home.path) }
         TreeOperations.syncDirectory(layout.applicationsDirectory)
+        var participantFailures: [String] = []
+        for participant in participants {
+            do {
+                try participant.appUninstalled(entry, remaining: Array(current.entries.values))
+            } catch {
+                participantFailures.append("\(participant.name) cleanup for \(identifier.rawValue) failed: \(error)")
+            }
+        }
         var hookEnvironment = environment
         hookEnvironment["APPHOME_BUNDLE_ID"] = identifier.rawValue
         hookEnvironment["APPHOME_HOME"] = home.path
         hookEnvironment["APPHOME_VERSION"] = entry.version
         hookEnvironment["APPHOME_ROOT"] = layout.root
         let hooks = try runHooks(in: layout.uninstallHooksDirectory, environment: hookEnvironment, timeout: hookTimeout)
-        return UninstallReport(entry: entry, home: home, hooks: hooks)
+        return UninstallReport(entry: entry, home: home, hooks: hooks, participantFailures: participantFailures)
     }
 
     /// Runs the executables in `directory`, sorted by name.

@@ -1,0 +1,2 @@
+// libsodium, imported by the targets that need hashing or encryption.
+#include <sodium.h>

@@ -1,0 +1,33 @@
+/// Something outside an app's home that keeps data on the app's behalf and
+/// takes part in its lifecycle: the keychain is the first.
+///
+/// `ContainerManager` calls a participant at fixed points, always while it
+/// holds the registry lock:
+///
+/// - after an uninstall has removed the registry entry and the home
+///   (``appUninstalled(_:remaining:)``); a throw is reported and does not
+///   undo the uninstall;
+/// - while a backup is taken (``backupPayload(for:)``): the bytes returned
+///   are stored in the backup under the participant's ``name`` and covered
+///   by the backup's checksums;
+/// - when a backup is restored (``restore(_:for:)``), after the home's files
+///   are in place, with the bytes stored earlier.
+///
+/// An update never calls a participant: what lives outside the home is
+/// untouched by it.
+public protocol AppDataParticipant: Sendable {
+    /// A stable name, used as the payload's key in backups (`keychain`).
+    var name: String { get }
+
+    /// The app `entry` was uninstalled; `remaining` are the apps still
+    /// installed (for data shared by several apps, such as a group).
+    func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws
+
+    /// The bytes to keep in a backup of `entry`, or `nil` for none.
+    func backupPayload(for entry: RegistryEntry) throws -> [UInt8]?
+
+    /// Restores `payload`, taken from a backup of the same app, for the
+    /// installed app `entry`. Returns notes for the user (such as items
+    /// skipped because the backup came from another device).
+    func restore(_ payload: [UInt8], for entry: RegistryEntry) throws -> [String]
+}
