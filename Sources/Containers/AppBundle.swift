@@ -19,6 +19,9 @@ public struct AppBundle: Equatable, Sendable {
     public let shortVersion: String?
     /// `CFBundleDisplayName`, if present.
     public let displayName: String?
+    /// The app groups it declares (`com.apple.security.application-groups`),
+    /// sorted, without duplicates.
+    public let groups: [AppGroupIdentifier]
 
     /// Reads `<path>/Info.plist` (binary, XML or old-style).
     ///
@@ -27,7 +30,9 @@ public struct AppBundle: Equatable, Sendable {
     ///   directory is missing or badly named, or `Info.plist` is missing,
     ///   unreadable, not a dictionary or lacks `CFBundleIdentifier` or
     ///   `CFBundleVersion`; ``ContainersError/invalidBundleIdentifier(_:reason:)``
-    ///   for an identifier that is not reverse-DNS.
+    ///   for an identifier that is not reverse-DNS;
+    ///   ``ContainersError/invalidAppGroupIdentifier(_:reason:)`` for a
+    ///   declared group that is not `group.` + reverse-DNS.
     public init(path given: String) throws(ContainersError) {
         var path = given
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
@@ -63,6 +68,20 @@ public struct AppBundle: Equatable, Sendable {
         self.version = version
         self.shortVersion = try string("CFBundleShortVersionString", required: false)
         self.displayName = try string("CFBundleDisplayName", required: false)
+        var groups: Set<AppGroupIdentifier> = []
+        switch info[AppGroupIdentifier.infoPlistKey] {
+        case nil: break
+        case .array(let items)?:
+            for item in items {
+                guard case .string(let text) = item else {
+                    throw fail("\(AppGroupIdentifier.infoPlistKey) in Info.plist must be an array of strings")
+                }
+                groups.insert(try AppGroupIdentifier(text))
+            }
+        case let other?:
+            throw fail("\(AppGroupIdentifier.infoPlistKey) in Info.plist must be an array, not \(other.typeName)")
+        }
+        self.groups = groups.sorted()
     }
 
     /// Whether `name` can be a bundle directory inside a home: ends in

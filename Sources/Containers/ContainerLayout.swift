@@ -5,6 +5,10 @@
 /// <root>/Applications/<UUID>/          a home (0700)
 /// <root>/Applications/registry.plist   the registry (see Schemas/registry.md)
 /// <root>/Applications/.registry.lock   flock taken by every writer
+/// <root>/Applications/journal.plist    the install/update/uninstall in progress
+/// <root>/Applications/.<UUID>.run.lock flock shared by `apphome run` of that home
+/// <root>/Shared/AppGroup/<UUID>/       an app-group container (0700)
+/// <root>/Recovered/<UUID>/             orphaned data `doctor` kept aside
 /// <root>/Hooks/uninstall.d/            executables run on uninstall
 /// ```
 public struct ContainerLayout: Sendable, Equatable {
@@ -25,6 +29,22 @@ public struct ContainerLayout: Sendable, Equatable {
     public var lockPath: String { applicationsDirectory + "/.registry.lock" }
     /// `<root>/Hooks/uninstall.d`.
     public var uninstallHooksDirectory: String { root + "/Hooks/uninstall.d" }
+    /// `<root>/Applications/journal.plist` (see `Schemas/journal.md`).
+    public var journalPath: String { applicationsDirectory + "/journal.plist" }
+    /// `<root>/Shared/AppGroup`, where app-group containers live.
+    public var groupsDirectory: String { root + "/Shared/AppGroup" }
+    /// `<root>/Recovered`, where `doctor` moves orphaned homes and group
+    /// containers that still hold user data, rather than deleting them.
+    public var recoveredDirectory: String { root + "/Recovered" }
+
+    /// The lock file `apphome run` holds shared while a command runs in the
+    /// home `uuid`: `<root>/Applications/.<UUID>.run.lock`.
+    public func runLockPath(uuid: String) -> String { applicationsDirectory + "/." + uuid + ".run.lock" }
+
+    /// The app-group container named by `uuid`.
+    public func groupContainer(uuid: String) -> GroupContainer {
+        GroupContainer(path: groupsDirectory + "/" + uuid)
+    }
 
     /// The home with `uuid` holding the bundle directory `bundleName`.
     public func home(uuid: String, bundleName: String) -> ApplicationHome {
@@ -79,4 +99,25 @@ public struct ApplicationHome: Sendable, Equatable {
 
     /// The directories an install creates, parents first.
     var standardDirectories: [String] { [documents, library, preferences, caches, applicationSupport, tmp] }
+}
+
+/// A shared app-group container: `<root>/Shared/AppGroup/<UUID>/`, with
+/// `Library/`, `Library/Preferences/` and `Library/Caches/` (0700), like the
+/// container `containerURL(forSecurityApplicationGroupIdentifier:)` returns.
+public struct GroupContainer: Sendable, Equatable {
+    /// The container directory.
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// `<container>/Library`.
+    public var library: String { path + "/Library" }
+    /// `<container>/Library/Preferences`, where the group's suite lives as
+    /// `<group-id>.plist`.
+    public var preferences: String { library + "/Preferences" }
+    /// `<container>/Library/Caches`.
+    public var caches: String { library + "/Caches" }
+
+    /// The directories a new container gets, parents first.
+    var standardDirectories: [String] { [library, preferences, caches] }
 }

@@ -6,11 +6,11 @@ import PropertyList
 
 /// Installs, updates and uninstalls apps under one root.
 ///
-/// Every change takes the registry lock for its whole duration and writes
-/// the registry last (install, update) or first (uninstall), so a crash
-/// leaves at worst a home that no registry entry points at: an orphan that
-/// a later `doctor` can find by listing `Applications/` and remove. The
-/// registry never points at a half-built or half-removed home.
+/// Every change takes the registry lock for its whole duration, writes a
+/// journal (``Journal``) before it touches anything, and writes the
+/// registry last (install, update) or first (uninstall), so the registry
+/// never points at a half-built or half-removed home, and after a crash the
+/// journal says exactly what to finish or undo.
 public struct ContainerManager: Sendable {
     /// The layout of the root.
     public let layout: ContainerLayout
@@ -23,6 +23,12 @@ public struct ContainerManager: Sendable {
     /// What keeps app data outside the homes (the keychain), called on
     /// uninstall, backup and restore; see ``AppDataParticipant``.
     public let participants: [any AppDataParticipant]
+    /// Called after every journaled step of an install, update or
+    /// uninstall with `<operation>.<step>` (`update.moveLibrary`). Tests
+    /// throw ``ContainersError/simulatedCrash(step:)`` from it to stop an
+    /// operation dead, as a crash would; the binary can `SIGKILL` itself
+    /// here. Does nothing by default.
+    public var stepHook: @Sendable (String) throws(ContainersError) -> Void = { _ throws(ContainersError) in }
 
     /// - Parameters:
     ///   - root: the AppHome root.
@@ -77,44 +83,88 @@ public struct ContainerManager: Sendable {
 
     /// Installs `bundle` into a new home.
     ///
-    /// Steps: create `<root>/Applications/<UUID>` (0700), copy the bundle in
-    /// whole and read-only, create the standard directories, write the
-    /// registry. If a step fails the new home is removed; a crash leaves at
-    /// worst an orphaned home not in the registry.
+    /// Steps (``InstallStep``): create `<root>/Applications/<UUID>` (0700),
+    /// copy the bundle in whole and read-only, create the standard
+    /// directories, create the containers of app groups that do not exist
+    /// yet, write the registry. A journal is written first and removed
+    /// last; if a step fails the new home is removed. After a crash,
+    /// ``doctor(dryRun:environment:hookTimeout:)`` finishes or undoes it.
     ///
     /// - Throws: ``ContainersError/alreadyInstalled(_:)`` when the bundle id
-    ///   has a home; ``ContainersError/system(_:)`` for file-system failures.
+    ///   has a home; ``ContainersError/interruptedOperation(_:)`` while a
+    ///   journal is pending; ``ContainersError/system(_:)`` for file-system
+    ///   failures.
     public func install(_ bundle: AppBundle) throws(ContainersError) -> InstallReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
+        try requireNoPendingJournal()
         var current = try registry.read()
         if current.entries[bundle.identifier] != nil { throw .alreadyInstalled(bundle.identifier.rawValue) }
         let uuid = makeUUID()
         let home = layout.home(uuid: uuid, bundleName: bundle.name)
+        let entry = makeEntry(bundle, uuid: uuid)
+        var newGroups: [AppGroupIdentifier: String] = [:]
+        for group in bundle.groups where current.groups[group] == nil { newGroups[group] = makeUUID() }
+        var journal = Journal(operation: .install, entry: entry, groups: newGroups)
+        try writeJournal(journal)
         var created = false
         do {
-            let bytes: Int = try containersErrors {
-                try TreeOperations.makeDirectory(layout.applicationsDirectory)
+            try containersErrors {
                 guard mkdir(home.path, 0o700) == 0 else { throw SystemError("mkdir", path: home.path, errno: errno) }
                 created = true
-                let bytes = try TreeOperations.copyReadOnly(bundle.path, to: home.app)
+            }
+            try completed(InstallStep.createHome.rawValue, &journal)
+            let bytes = try containersErrors { try TreeOperations.copyReadOnly(bundle.path, to: home.app) }
+            try completed(InstallStep.copyBundle.rawValue, &journal)
+            try containersErrors {
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
                 TreeOperations.syncDirectory(home.path)
                 TreeOperations.syncDirectory(layout.applicationsDirectory)
-                return bytes
             }
-            let entry = makeEntry(bundle, uuid: uuid)
+            try completed(InstallStep.createDirectories.rawValue, &journal)
+            try createGroupContainers(newGroups)
+            try completed(InstallStep.createGroups.rawValue, &journal)
             current.entries[bundle.identifier] = entry
+            current.groups.merge(newGroups) { old, _ in old }
             try registry.write(current)
+            try completed(InstallStep.writeRegistry.rawValue, &journal)
+            try clearJournal()
             return InstallReport(entry: entry, home: home, bundleBytesCopied: bytes)
+        } catch .simulatedCrash(let step) {
+            throw .simulatedCrash(step: step)
         } catch {
             if created { try? TreeOperations.remove(home.path) }
+            removeGroupContainers(newGroups)
+            try? clearJournal()
             throw error
         }
     }
 
+    /// Creates the containers of `groups` (group id → UUID), each with its
+    /// standard directories.
+    func createGroupContainers(_ groups: [AppGroupIdentifier: String]) throws(ContainersError) {
+        guard !groups.isEmpty else { return }
+        try containersErrors {
+            try FileSystem.makeDirectories(layout.groupsDirectory)
+            for uuid in groups.values.sorted() {
+                let container = layout.groupContainer(uuid: uuid)
+                try TreeOperations.makeDirectory(container.path)
+                for dir in container.standardDirectories { try TreeOperations.makeDirectory(dir) }
+                TreeOperations.syncDirectory(container.path)
+            }
+            TreeOperations.syncDirectory(layout.groupsDirectory)
+        }
+    }
+
+    /// Removes the containers of `groups`, ignoring failures (cleanup).
+    func removeGroupContainers(_ groups: [AppGroupIdentifier: String]) {
+        for uuid in groups.values { try? TreeOperations.remove(layout.groupContainer(uuid: uuid).path) }
+        if !groups.isEmpty { TreeOperations.syncDirectory(layout.groupsDirectory) }
+    }
+
     func makeEntry(_ bundle: AppBundle, uuid: String) -> RegistryEntry {
         RegistryEntry(bundleIdentifier: bundle.identifier, homeUUID: uuid, bundleName: bundle.name, version: bundle.version,
-                      shortVersion: bundle.shortVersion, displayName: bundle.displayName, installTime: now())
+                      shortVersion: bundle.shortVersion, displayName: bundle.displayName, installTime: now(),
+                      groups: bundle.groups)
     }
 }

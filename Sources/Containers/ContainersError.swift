@@ -10,6 +10,8 @@ import Preferences
 public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A bundle identifier that is not reverse-DNS.
     case invalidBundleIdentifier(String, reason: String)
+    /// An app-group identifier that is not `group.` + reverse-DNS.
+    case invalidAppGroupIdentifier(String, reason: String)
     /// A bundle that cannot be installed: the path, and why.
     case invalidBundle(path: String, reason: String)
     /// `install` of a bundle id that is already installed.
@@ -20,12 +22,22 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     case registryVersionTooNew(path: String, found: Int, supported: Int)
     /// The registry file cannot be read as a registry.
     case registryCorrupt(path: String, reason: String)
+    /// The journal was written by a newer AppHome.
+    case journalVersionTooNew(path: String, found: Int, supported: Int)
+    /// The journal cannot be read.
+    case journalDamaged(path: String, reason: String)
     /// A file in a bundle that is neither a regular file, a directory nor a symbolic link.
     case unsupportedFileType(path: String)
     /// No app context: neither given explicitly nor found in the environment.
     case noAppContext
     /// A failure injected by a test at the named step.
     case injectedFailure(step: String)
+    /// A crash simulated by a test after the named step: nothing is
+    /// cleaned up, the journal stays, as if the process had died.
+    case simulatedCrash(step: String)
+    /// An earlier install, update or uninstall was interrupted and its
+    /// journal is still pending.
+    case interruptedOperation(String)
     /// An operating-system call failed.
     case system(SystemError)
 
@@ -33,6 +45,8 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .invalidBundleIdentifier(let id, let reason):
             return "invalid bundle identifier '\(id)': \(reason)"
+        case .invalidAppGroupIdentifier(let id, let reason):
+            return "invalid app group identifier '\(id)': \(reason)"
         case .invalidBundle(let path, let reason):
             return "cannot use bundle \(path): \(reason)"
         case .alreadyInstalled(let id):
@@ -43,12 +57,20 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "registry \(path) has format version \(found), but this AppHome reads only up to version \(supported); use a newer apphome"
         case .registryCorrupt(let path, let reason):
             return "registry \(path) is damaged: \(reason)"
+        case .journalVersionTooNew(let path, let found, let supported):
+            return "journal \(path) has format version \(found), but this AppHome reads only up to version \(supported); use a newer apphome"
+        case .journalDamaged(let path, let reason):
+            return "journal \(path) is damaged: \(reason)"
         case .unsupportedFileType(let path):
             return "cannot copy \(path): only regular files, directories and symbolic links can be in a bundle"
         case .noAppContext:
             return "no app context: pass a home or run under 'apphome run'"
         case .injectedFailure(let step):
             return "injected failure at step \(step)"
+        case .simulatedCrash(let step):
+            return "simulated crash after step \(step)"
+        case .interruptedOperation(let what):
+            return "\(what) was interrupted; run 'apphome doctor' to finish or undo it"
         case .system(let error):
             return error.description
         }

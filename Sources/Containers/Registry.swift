@@ -16,9 +16,11 @@ public struct RegistryEntry: Equatable, Sendable {
     public var displayName: String?
     /// When this version was installed (or updated to).
     public var installTime: PlistDate
+    /// The app groups this version declares, sorted.
+    public var groups: [AppGroupIdentifier]
 
     public init(bundleIdentifier: BundleIdentifier, homeUUID: String, bundleName: String, version: String,
-                shortVersion: String?, displayName: String?, installTime: PlistDate) {
+                shortVersion: String?, displayName: String?, installTime: PlistDate, groups: [AppGroupIdentifier] = []) {
         self.bundleIdentifier = bundleIdentifier
         self.homeUUID = homeUUID
         self.bundleName = bundleName
@@ -26,6 +28,7 @@ public struct RegistryEntry: Equatable, Sendable {
         self.shortVersion = shortVersion
         self.displayName = displayName
         self.installTime = installTime
+        self.groups = groups
     }
 
     /// The version as people read it: `1.0 (1)`, or the build alone.
@@ -33,48 +36,97 @@ public struct RegistryEntry: Equatable, Sendable {
         if let short = shortVersion { return "\(short) (\(version))" }
         return version
     }
+
+    /// The entry as the registry (and the journal) store it.
+    var plistValue: PlistValue {
+        var d: [String: PlistValue] = [
+            "HomeUUID": .string(homeUUID),
+            "BundleName": .string(bundleName),
+            "CFBundleVersion": .string(version),
+            "InstallTime": .date(installTime),
+        ]
+        if let s = shortVersion { d["CFBundleShortVersionString"] = .string(s) }
+        if let s = displayName { d["CFBundleDisplayName"] = .string(s) }
+        if !groups.isEmpty { d["ApplicationGroups"] = .array(groups.map { .string($0.rawValue) }) }
+        return .dictionary(d)
+    }
+
+    /// Reads an entry stored under the key `key`, checking every name again.
+    ///
+    /// - Parameter corrupt: makes the error for a broken rule.
+    init(key: String, value: PlistValue, corrupt: (String) -> ContainersError) throws(ContainersError) {
+        guard let id = try? BundleIdentifier(key) else { throw corrupt("'\(key)' is not a valid bundle identifier") }
+        guard let d = value.dictionaryValue else { throw corrupt("the entry for \(key) is not a dictionary") }
+        func string(_ name: String) -> String? {
+            if case .string(let s)? = d[name] { return s }
+            return nil
+        }
+        guard let uuid = string("HomeUUID"), ContainerLayout.isValidUUID(uuid) else { throw corrupt("the entry for \(key) has no valid HomeUUID") }
+        guard let bundleName = string("BundleName"), AppBundle.isValidBundleName(bundleName) else {
+            throw corrupt("the entry for \(key) has no valid BundleName")
+        }
+        guard let version = string("CFBundleVersion") else { throw corrupt("the entry for \(key) has no CFBundleVersion") }
+        guard case .date(let installTime)? = d["InstallTime"] else { throw corrupt("the entry for \(key) has no InstallTime") }
+        var groups: [AppGroupIdentifier] = []
+        if let value = d["ApplicationGroups"] {
+            guard case .array(let items) = value else { throw corrupt("ApplicationGroups of \(key) is not an array") }
+            for item in items {
+                guard case .string(let text) = item, let group = try? AppGroupIdentifier(text) else {
+                    throw corrupt("ApplicationGroups of \(key) holds an invalid app group identifier")
+                }
+                groups.append(group)
+            }
+        }
+        self.init(bundleIdentifier: id, homeUUID: uuid, bundleName: bundleName, version: version,
+                  shortVersion: string("CFBundleShortVersionString"), displayName: string("CFBundleDisplayName"),
+                  installTime: installTime, groups: Array(Set(groups)).sorted())
+    }
 }
 
-/// The registry's contents: bundle id → current home. The file format is
-/// described in `Schemas/registry.md`.
+/// The registry's contents: bundle id → current home, and app group →
+/// shared container. The file format is described in `Schemas/registry.md`.
 public struct Registry: Equatable, Sendable {
     /// The format version this code writes, and the newest it reads.
-    public static let formatVersion = 1
+    /// Version 1 (no app groups) is read as a registry without groups.
+    public static let formatVersion = 2
 
     /// The installed apps.
     public var entries: [BundleIdentifier: RegistryEntry]
+    /// Every app-group container: group id → the UUID naming its directory
+    /// under `<root>/Shared/AppGroup/`.
+    public var groups: [AppGroupIdentifier: String]
 
-    public init(entries: [BundleIdentifier: RegistryEntry] = [:]) {
+    public init(entries: [BundleIdentifier: RegistryEntry] = [:], groups: [AppGroupIdentifier: String] = [:]) {
         self.entries = entries
+        self.groups = groups
     }
 
     /// The entries sorted by bundle id.
     public var sortedEntries: [RegistryEntry] { entries.values.sorted { $0.bundleIdentifier < $1.bundleIdentifier } }
 
+    /// The installed apps that declare `group`, sorted by bundle id.
+    public func members(of group: AppGroupIdentifier) -> [BundleIdentifier] {
+        sortedEntries.filter { $0.groups.contains(group) }.map(\.bundleIdentifier)
+    }
+
     /// The registry as a binary property list.
     public func encoded() throws(ContainersError) -> [UInt8] {
         var apps: [String: PlistValue] = [:]
-        for (id, e) in entries {
-            var d: [String: PlistValue] = [
-                "HomeUUID": .string(e.homeUUID),
-                "BundleName": .string(e.bundleName),
-                "CFBundleVersion": .string(e.version),
-                "InstallTime": .date(e.installTime),
-            ]
-            if let s = e.shortVersion { d["CFBundleShortVersionString"] = .string(s) }
-            if let s = e.displayName { d["CFBundleDisplayName"] = .string(s) }
-            apps[id.rawValue] = .dictionary(d)
-        }
-        let root: PlistValue = .dictionary(["FormatVersion": .integer(Int128(Self.formatVersion)), "Applications": .dictionary(apps)])
+        for (id, e) in entries { apps[id.rawValue] = e.plistValue }
+        var groupTable: [String: PlistValue] = [:]
+        for (id, uuid) in groups { groupTable[id.rawValue] = .dictionary(["ContainerUUID": .string(uuid)]) }
+        let root: PlistValue = .dictionary(["FormatVersion": .integer(Int128(Self.formatVersion)), "Applications": .dictionary(apps),
+                                            "Groups": .dictionary(groupTable)])
         do { return try PlistCodec.encode(root, format: .binary) } catch {
             throw .registryCorrupt(path: "", reason: "cannot encode: \(error)")
         }
     }
 
-    /// Reads a registry file's bytes.
+    /// Reads a registry file's bytes (format version 1 or 2).
     ///
-    /// Every name in the file is validated again (bundle ids, UUIDs, bundle
-    /// names), so a tampered registry cannot lead outside the root.
+    /// Every name in the file is validated again (bundle ids, group ids,
+    /// UUIDs, bundle names), so a tampered registry cannot lead outside the
+    /// root.
     ///
     /// - Parameters:
     ///   - bytes: the file contents (any plist format).
@@ -95,22 +147,21 @@ public struct Registry: Equatable, Sendable {
         guard let apps = top["Applications"]?.dictionaryValue else { throw corrupt("Applications is missing") }
         var entries: [BundleIdentifier: RegistryEntry] = [:]
         for (key, value) in apps {
-            guard let id = try? BundleIdentifier(key) else { throw corrupt("'\(key)' is not a valid bundle identifier") }
-            guard let d = value.dictionaryValue else { throw corrupt("the entry for \(key) is not a dictionary") }
-            func string(_ name: String) -> String? {
-                if case .string(let s)? = d[name] { return s }
-                return nil
+            let entry = try RegistryEntry(key: key, value: value, corrupt: corrupt)
+            entries[entry.bundleIdentifier] = entry
+        }
+        var groups: [AppGroupIdentifier: String] = [:]
+        if version >= 2 {
+            guard let table = top["Groups"]?.dictionaryValue else { throw corrupt("Groups is missing") }
+            for (key, value) in table {
+                guard let id = try? AppGroupIdentifier(key) else { throw corrupt("'\(key)' is not a valid app group identifier") }
+                guard case .string(let uuid)? = value.dictionaryValue?["ContainerUUID"], ContainerLayout.isValidUUID(uuid) else {
+                    throw corrupt("the group \(key) has no valid ContainerUUID")
+                }
+                groups[id] = uuid
             }
-            guard let uuid = string("HomeUUID"), ContainerLayout.isValidUUID(uuid) else { throw corrupt("the entry for \(key) has no valid HomeUUID") }
-            guard let bundleName = string("BundleName"), AppBundle.isValidBundleName(bundleName) else {
-                throw corrupt("the entry for \(key) has no valid BundleName")
-            }
-            guard let version = string("CFBundleVersion") else { throw corrupt("the entry for \(key) has no CFBundleVersion") }
-            guard case .date(let installTime)? = d["InstallTime"] else { throw corrupt("the entry for \(key) has no InstallTime") }
-            entries[id] = RegistryEntry(bundleIdentifier: id, homeUUID: uuid, bundleName: bundleName, version: version,
-                                        shortVersion: string("CFBundleShortVersionString"),
-                                        displayName: string("CFBundleDisplayName"), installTime: installTime)
         }
         self.entries = entries
+        self.groups = groups
     }
 }

@@ -21,6 +21,10 @@ extension ContainerManager {
     /// Runs `command` in the context of the installed app `identifier`,
     /// with the working directory set to its home, and waits for it.
     ///
+    /// While the command runs, the home's run lock
+    /// (``ContainerLayout/runLockPath(uuid:)``) is held shared, so
+    /// `clean-tmp` and `purge-caches` leave the home alone.
+    ///
     /// - Parameters:
     ///   - command: the program (looked up in the caller's `PATH`) and its arguments.
     ///   - base: the environment to start from (normally the caller's).
@@ -31,6 +35,8 @@ extension ContainerManager {
         let entry = try entry(for: identifier)
         let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         return try containersErrors {
+            let running = try RunLock.shared(layout.runLockPath(uuid: entry.homeUUID))
+            defer { running.unlock() }
             let pid = try Subprocess.spawn(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path)
             return try Subprocess.wait(pid)
         }

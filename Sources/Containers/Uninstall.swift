@@ -27,6 +27,25 @@ public struct HookResult: Equatable, Sendable {
     }
 }
 
+/// The steps of an uninstall, in order.
+public enum UninstallStep: String, CaseIterable, Sendable, Comparable {
+    /// Remove the entry (and groups left without members) from the
+    /// registry: the commit point.
+    case removeEntry
+    /// Remove the home and its run lock file.
+    case removeHome
+    /// Remove the containers of groups this app was the last member of.
+    case removeGroups
+    /// Tell the ``AppDataParticipant``s (the keychain).
+    case notifyParticipants
+    /// Run the hooks in `<root>/Hooks/uninstall.d/`.
+    case runHooks
+
+    public static func < (lhs: UninstallStep, rhs: UninstallStep) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
 extension ContainerManager {
     /// What an uninstall did.
     public struct UninstallReport: Equatable, Sendable {
@@ -38,6 +57,9 @@ extension ContainerManager {
         public var hooks: [HookResult]
         /// Participants that failed to clean up, one line each.
         public var participantFailures: [String] = []
+        /// App groups whose container was removed because this app was
+        /// their last member.
+        public var removedGroups: [AppGroupIdentifier] = []
     }
 
     /// Removes an app: its registry entry, then its home, then runs every
@@ -65,27 +87,69 @@ extension ContainerManager {
                           hookTimeout: Double = 10) throws(ContainersError) -> UninstallReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
+        try requireNoPendingJournal()
         var current = try registry.read()
         guard let entry = current.entries.removeValue(forKey: identifier) else { throw .notInstalled(identifier.rawValue) }
-        let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
-        try registry.write(current)
-        try containersErrors { try TreeOperations.remove(home.path) }
-        TreeOperations.syncDirectory(layout.applicationsDirectory)
-        var participantFailures: [String] = []
-        for participant in participants {
-            do {
-                try participant.appUninstalled(entry, remaining: Array(current.entries.values))
-            } catch {
-                participantFailures.append("\(participant.name) cleanup for \(identifier.rawValue) failed: \(error)")
-            }
+        var lastMemberOf: [AppGroupIdentifier: String] = [:]
+        for group in entry.groups where current.members(of: group).isEmpty {
+            if let uuid = current.groups.removeValue(forKey: group) { lastMemberOf[group] = uuid }
         }
-        var hookEnvironment = environment
-        hookEnvironment["APPHOME_BUNDLE_ID"] = identifier.rawValue
-        hookEnvironment["APPHOME_HOME"] = home.path
-        hookEnvironment["APPHOME_VERSION"] = entry.version
-        hookEnvironment["APPHOME_ROOT"] = layout.root
-        let hooks = try runHooks(in: layout.uninstallHooksDirectory, environment: hookEnvironment, timeout: hookTimeout)
-        return UninstallReport(entry: entry, home: home, hooks: hooks, participantFailures: participantFailures)
+        var journal = Journal(operation: .uninstall, entry: entry, groups: lastMemberOf)
+        try writeJournal(journal)
+        try registry.write(current)
+        try completed(UninstallStep.removeEntry.rawValue, &journal)
+        return try finishUninstall(entry, groups: lastMemberOf, remaining: current, journal: &journal,
+                                   environment: environment, hookTimeout: hookTimeout)
+    }
+
+    /// The steps of an uninstall after the registry entry is gone; also
+    /// how `doctor` finishes an interrupted uninstall (from the step after
+    /// the journal's).
+    func finishUninstall(_ entry: RegistryEntry, groups: [AppGroupIdentifier: String], remaining: Registry,
+                         journal: inout Journal, environment: [String: String],
+                         hookTimeout: Double) throws(ContainersError) -> UninstallReport {
+        let identifier = entry.bundleIdentifier
+        let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        let done = UninstallStep(rawValue: journal.step).map { step in UninstallStep.allCases.filter { $0 <= step } } ?? []
+        if !done.contains(.removeHome) {
+            try containersErrors {
+                try TreeOperations.remove(home.path)
+                try FileSystem.removeFile(layout.runLockPath(uuid: entry.homeUUID))
+            }
+            TreeOperations.syncDirectory(layout.applicationsDirectory)
+            try completed(UninstallStep.removeHome.rawValue, &journal)
+        }
+        if !done.contains(.removeGroups) {
+            try containersErrors {
+                for uuid in groups.values.sorted() { try TreeOperations.remove(layout.groupContainer(uuid: uuid).path) }
+            }
+            if !groups.isEmpty { TreeOperations.syncDirectory(layout.groupsDirectory) }
+            try completed(UninstallStep.removeGroups.rawValue, &journal)
+        }
+        var participantFailures: [String] = []
+        if !done.contains(.notifyParticipants) {
+            for participant in participants {
+                do {
+                    try participant.appUninstalled(entry, remaining: Array(remaining.entries.values))
+                } catch {
+                    participantFailures.append("\(participant.name) cleanup for \(identifier.rawValue) failed: \(error)")
+                }
+            }
+            try completed(UninstallStep.notifyParticipants.rawValue, &journal)
+        }
+        var hooks: [HookResult] = []
+        if !done.contains(.runHooks) {
+            var hookEnvironment = environment
+            hookEnvironment["APPHOME_BUNDLE_ID"] = identifier.rawValue
+            hookEnvironment["APPHOME_HOME"] = home.path
+            hookEnvironment["APPHOME_VERSION"] = entry.version
+            hookEnvironment["APPHOME_ROOT"] = layout.root
+            hooks = try runHooks(in: layout.uninstallHooksDirectory, environment: hookEnvironment, timeout: hookTimeout)
+            try completed(UninstallStep.runHooks.rawValue, &journal)
+        }
+        try clearJournal()
+        return UninstallReport(entry: entry, home: home, hooks: hooks, participantFailures: participantFailures,
+                               removedGroups: groups.keys.sorted())
     }
 
     /// Runs the executables in `directory`, sorted by name.

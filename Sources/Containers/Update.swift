@@ -3,6 +3,20 @@ import Glibc
 #endif
 import Preferences
 
+/// The steps of an install, in order.
+public enum InstallStep: String, CaseIterable, Sendable {
+    /// Create the new home directory (0700).
+    case createHome
+    /// Copy the bundle in whole, read-only.
+    case copyBundle
+    /// Create the standard directories.
+    case createDirectories
+    /// Create the containers of app groups that do not exist yet.
+    case createGroups
+    /// Add the entry to the registry: the commit point.
+    case writeRegistry
+}
+
 /// The steps of an update, in order. A test can make any of them fail
 /// (see ``ContainerManager/update(_:failAt:)``).
 public enum UpdateStep: String, CaseIterable, Sendable {
@@ -18,6 +32,8 @@ public enum UpdateStep: String, CaseIterable, Sendable {
     case moveLibrary
     /// Create any standard directory the old home lacked.
     case completeDirectories
+    /// Create the containers of app groups the new version adds.
+    case createGroups
     /// Replace the registry, pointing at the new home.
     case switchRegistry
     /// Remove the old home (its bundle, `Caches` and `tmp`).
@@ -68,6 +84,7 @@ extension ContainerManager {
     public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil) throws(ContainersError) -> UpdateReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
+        try requireNoPendingJournal()
         var current = try registry.read()
         guard let previous = current.entries[bundle.identifier] else {
             throw .notInstalled(bundle.identifier.rawValue)
@@ -75,14 +92,20 @@ extension ContainerManager {
         let old = layout.home(uuid: previous.homeUUID, bundleName: previous.bundleName)
         let uuid = makeUUID()
         let new = layout.home(uuid: uuid, bundleName: bundle.name)
+        let entry = makeEntry(bundle, uuid: uuid)
+        var newGroups: [AppGroupIdentifier: String] = [:]
+        for group in bundle.groups where current.groups[group] == nil { newGroups[group] = makeUUID() }
+        var journal = Journal(operation: .update, entry: entry, previous: previous, groups: newGroups)
         func checkpoint(_ step: UpdateStep) throws(ContainersError) {
             if failAt == step { throw .injectedFailure(step: step.rawValue) }
+            try completed(step.rawValue, &journal)
         }
+        try writeJournal(journal)
 
         var created = false
         var moved: [String] = []   // relative paths, in the order moved
         var bundleBytes = 0
-        do {
+        do throws(ContainersError) {
             try containersErrors {
                 guard mkdir(new.path, 0o700) == 0 else { throw SystemError("mkdir", path: new.path, errno: errno) }
                 created = true
@@ -117,24 +140,37 @@ extension ContainerManager {
                 TreeOperations.syncDirectory(layout.applicationsDirectory)
             }
             try checkpoint(.completeDirectories)
-            try checkpoint(.switchRegistry)
-            current.entries[bundle.identifier] = makeEntry(bundle, uuid: uuid)
+            try createGroupContainers(newGroups)
+            try checkpoint(.createGroups)
+            if failAt == .switchRegistry { throw ContainersError.injectedFailure(step: UpdateStep.switchRegistry.rawValue) }
+            current.entries[bundle.identifier] = entry
+            current.groups.merge(newGroups) { old, _ in old }
             try registry.write(current)
+            try completed(UpdateStep.switchRegistry.rawValue, &journal)
+        } catch .simulatedCrash(let step) {
+            throw .simulatedCrash(step: step)
         } catch {
             try rollBack(moved: moved, from: new, to: old, removeNew: created, cause: error)
+            removeGroupContainers(newGroups)
+            try? clearJournal()
             throw error
         }
 
-        var report = UpdateReport(previous: previous, entry: current.entries[bundle.identifier]!, home: new,
+        var report = UpdateReport(previous: previous, entry: entry, home: new,
                                   movedItems: moved, userDataBytesCopied: 0, bundleBytesCopied: bundleBytes)
-        do {
-            try checkpoint(.removeOldHome)
-            try containersErrors { try TreeOperations.remove(old.path) }
+        do throws(ContainersError) {
+            if failAt == .removeOldHome { throw ContainersError.injectedFailure(step: UpdateStep.removeOldHome.rawValue) }
+            try containersErrors {
+                try TreeOperations.remove(old.path)
+                try FileSystem.removeFile(layout.runLockPath(uuid: previous.homeUUID))
+            }
             TreeOperations.syncDirectory(layout.applicationsDirectory)
         } catch {
             report.leftoverHome = old.path
             report.leftoverReason = error.description
         }
+        try completed(UpdateStep.removeOldHome.rawValue, &journal)
+        try clearJournal()
         return report
     }
 
