@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CommandSupport
 import Containers
+import Preferences
 
 /// The `apphome` command: install, update and uninstall apps, show their
 /// paths, and run programs inside an app's home.
@@ -10,6 +14,8 @@ public struct AppHomeCommand {
     let environment: AppHomeEnvironment
     let console: Console
     let hookTimeout: Double
+    /// Measures free space for `purge-caches`; tests pass their own.
+    let freeBytes: (String) throws(SystemError) -> UInt64
 
     /// Runs `apphome` with `arguments` (without the program name) and
     /// returns the exit status: 0 on success, 1 on failure, 255 for a usage
@@ -20,8 +26,11 @@ public struct AppHomeCommand {
     ///   - environment: the variables `main` read.
     ///   - console: where output goes.
     ///   - hookTimeout: seconds each uninstall hook may run.
+    ///   - freeBytes: measures the free space `purge-caches` aims for;
+    ///     `statvfs` by default.
     public static func run(_ arguments: [String], environment: AppHomeEnvironment, console: Console,
-                           hookTimeout: Double = 10) -> Int32 {
+                           hookTimeout: Double = 10,
+                           freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Int32 {
         do {
             var rest = arguments[...]
             var root: String?
@@ -46,8 +55,13 @@ public struct AppHomeCommand {
             guard let root = root ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
-            let command = AppHomeCommand(manager: ContainerManager(root: root), environment: environment,
-                                         console: console, hookTimeout: hookTimeout)
+            var manager = ContainerManager(root: root)
+            if let step = environment.variables["APPHOME_TEST_KILL_AT"], !step.isEmpty {
+                // For crash tests: die by SIGKILL right after this journaled step.
+                manager.stepHook = { done throws(ContainersError) in if done == step { kill(getpid(), SIGKILL) } }
+            }
+            let command = AppHomeCommand(manager: manager, environment: environment,
+                                         console: console, hookTimeout: hookTimeout, freeBytes: freeBytes)
             return try command.perform(verb, Array(rest))
         } catch let failure as CommandFailure {
             return failure.report(command: "apphome", usage: HelpText.full, to: console)
@@ -63,6 +77,9 @@ public struct AppHomeCommand {
         case "install": try install(args)
         case "update": try update(args)
         case "uninstall": try uninstall(args)
+        case "doctor": return try doctor(args)
+        case "purge-caches": return try purgeCaches(args)
+        case "clean-tmp": try cleanTemporaryDirectories(args)
         case "list": try list(args)
         case "info": try info(args)
         case "container", "get_app_container": try container(args)

@@ -10,8 +10,14 @@ enum HelpText {
       list [--json]                      list installed apps
       info <bundle-id>                   show an installed app's details
       container <bundle-id> [KIND]       print one path of an app; KIND is
-                                         app (default), data, documents, library, caches or tmp
+                                         app (default), data, documents, library, caches or tmp;
+                                         groups prints GROUP-ID<TAB>PATH per app group
       run <bundle-id> -- CMD [ARG...]    run CMD inside the app's home and environment
+      doctor [--dry-run]                 find and repair what a crash left (interrupted
+                                         install/update/uninstall, orphaned homes, stray files)
+      purge-caches [--target-free BYTES] empty apps' Library/Caches, oldest first, until
+                                         BYTES are free (all of them without a target)
+      clean-tmp                          empty tmp/ of every app that is not running
       help                               print this help
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,

@@ -5,7 +5,9 @@ extension AppHomeCommand {
     /// `install <Name.app>`.
     func install(_ args: [String]) throws {
         let path = try operands(args, ["bundle path"])[0]
-        let report = try manager.install(try AppBundle(path: path))
+        let bundle = try AppBundle(path: path)
+        try finishInterruptedOperation()
+        let report = try manager.install(bundle)
         console.out("installed \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
     }
 
@@ -13,6 +15,7 @@ extension AppHomeCommand {
     func update(_ args: [String]) throws {
         let path = try operands(args, ["bundle path"])[0]
         let bundle = try AppBundle(path: path)
+        try finishInterruptedOperation()
         if try manager.registry.read().entries[bundle.identifier] == nil {
             throw CommandFailure.failure("\(bundle.identifier) is not installed; use 'apphome install' first")
         }
@@ -27,11 +30,10 @@ extension AppHomeCommand {
     /// `uninstall <bundle-id>`.
     func uninstall(_ args: [String]) throws {
         let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
+        try finishInterruptedOperation()
         let report = try manager.uninstall(id, environment: environment.variables, hookTimeout: hookTimeout)
         console.out("uninstalled \(id) \(report.entry.displayVersion): removed \(report.home.path)\n")
-        for failure in report.participantFailures { console.err("apphome: warning: \(failure)\n") }
-        for hook in report.hooks {
-            if let failure = hook.failureDescription { console.err("apphome: warning: \(failure)\n") }
-        }
+        for group in report.removedGroups { console.out("removed the container of app group \(group) (no member app left)\n") }
+        reportCleanupWarnings(hooks: report.hooks, participantFailures: report.participantFailures)
     }
 }

@@ -59,19 +59,25 @@ extension AppHomeCommand {
         lines.append(("Library", home.library))
         lines.append(("Caches", home.caches))
         lines.append(("tmp", home.tmp))
+        for (group, container) in try manager.registry.groupContainers(of: id) { lines.append(("Group \(group)", container.path)) }
         for (k, v) in lines { console.out(k + ": " + v + "\n") }
     }
 
     /// The kinds `container` prints, as `simctl get_app_container` names them.
-    static let containerKinds = ["app", "data", "documents", "library", "caches", "tmp"]
+    static let containerKinds = ["app", "data", "documents", "library", "caches", "tmp", "groups"]
 
-    /// `container <bundle-id> [app|data|documents|library|caches|tmp]`.
+    /// `container <bundle-id> [app|data|documents|library|caches|tmp|groups]`;
+    /// `groups` prints `group-id<TAB>path` per app group, as simctl does.
     func container(_ args: [String]) throws {
         let ops = try operands(args, ["bundle identifier", "container kind"], optional: 1)
         let id = try BundleIdentifier(ops[0])
         let kind = ops.count > 1 ? ops[1] : "app"
         guard Self.containerKinds.contains(kind) else {
             throw CommandFailure.usage("unknown container kind '\(kind)' (use \(Self.containerKinds.joined(separator: ", ")))")
+        }
+        if kind == "groups" {
+            for (group, container) in try manager.registry.groupContainers(of: id) { console.out("\(group)\t\(container.path)\n") }
+            return
         }
         let home = try manager.home(for: id)
         let path: String

@@ -58,15 +58,42 @@ public struct ContainerRegistry: Sendable {
     }
 
     /// Every installed app's bundle id mapped to its home's
-    /// `Library/Preferences`, read from the registry once. A missing,
-    /// damaged or newer-format registry gives an empty table.
+    /// `Library/Preferences`, and every app group of an installed app to
+    /// its container's `Library/Preferences` (so the suite `group.x` lives
+    /// in `<group container>/Library/Preferences/group.x.plist`), read from
+    /// the registry once. A missing, damaged or newer-format registry gives
+    /// an empty table.
     public static func preferencesDirectories(root: String) -> [String: String] {
         let layout = ContainerLayout(root: root)
         let registry = (try? ContainerRegistry(layout: layout).read()) ?? Registry()
         var table: [String: String] = [:]
         for e in registry.entries.values {
             table[e.bundleIdentifier.rawValue] = layout.home(uuid: e.homeUUID, bundleName: e.bundleName).preferences
+            for group in e.groups {
+                if let uuid = registry.groups[group] { table[group.rawValue] = layout.groupContainer(uuid: uuid).preferences }
+            }
         }
         return table
+    }
+
+    /// The bundle id of the installed app named `name`, as `defaults -app`
+    /// resolves it: by bundle directory (`<name>.app`) first, then by
+    /// display name; case-sensitive, as on the device. `nil` when none
+    /// matches or the registry cannot be read.
+    public static func applicationDomain(named name: String, root: String) -> String? {
+        let registry = (try? ContainerRegistry(layout: ContainerLayout(root: root)).read()) ?? Registry()
+        let entries = registry.sortedEntries
+        if let e = entries.first(where: { $0.bundleName == name + ".app" || $0.bundleName == name }) { return e.bundleIdentifier.rawValue }
+        return entries.first { $0.displayName == name }?.bundleIdentifier.rawValue
+    }
+
+    /// The app-group containers of the installed app `identifier`: group
+    /// id and container, sorted by group id.
+    ///
+    /// - Throws: ``ContainersError/notInstalled(_:)``.
+    public func groupContainers(of identifier: BundleIdentifier) throws(ContainersError) -> [(AppGroupIdentifier, GroupContainer)] {
+        let registry = try read()
+        guard let entry = registry.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
+        return entry.groups.compactMap { group in registry.groups[group].map { (group, layout.groupContainer(uuid: $0)) } }
     }
 }

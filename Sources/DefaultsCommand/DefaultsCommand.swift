@@ -24,6 +24,8 @@ public struct DefaultsCommand {
     let store: PreferenceStore
     let options: Options
     let console: Console
+    /// Resolves `-app <Name>` to the installed app's domain (its bundle id).
+    var applicationDomain: (String) -> String? = { _ in nil }
 
     /// Runs `defaults` with `arguments` (without the program name) and
     /// returns the exit status.
@@ -54,7 +56,8 @@ public struct DefaultsCommand {
             guard let root = options.root ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
-            let command = DefaultsCommand(store: makeStore(root), options: options, console: console)
+            var command = DefaultsCommand(store: makeStore(root), options: options, console: console)
+            command.applicationDomain = { ContainerRegistry.applicationDomain(named: $0, root: root) }
             try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
             return 0
         } catch let failure as CommandFailure {
@@ -116,7 +119,15 @@ public struct DefaultsCommand {
         .usage("Unexpected argument \(arg); leaving defaults unchanged.")
     }
 
-    func perform(verb: String, verbArgument: String, _ args: [String]) throws {
+    func perform(verb: String, verbArgument: String, _ arguments: [String]) throws {
+        var args = arguments
+        if args.count >= 2 && args[0] == "-app" {
+            // `-app <Name>` names an installed app by bundle or display name.
+            guard let id = applicationDomain(args[1]) else {
+                throw CommandFailure.failure("Couldn't find an application named \"\(args[1])\"; defaults unchanged")
+            }
+            args.replaceSubrange(0..<2, with: [id])
+        }
         switch verb {
         case "read": try read(args)
         case "read-type": try readType(args)
@@ -143,7 +154,7 @@ public struct DefaultsCommand {
     func domain(_ args: [String], _ index: Int = 0, verb: String) throws -> Domain {
         guard index < args.count else { throw CommandFailure.usage("\(verb) needs a domain") }
         if args[index] == "-app" {
-            // No app is installed until containers exist, so no name resolves (macOS wording).
+            // Only reached with no name after -app (macOS wording).
             let name = index + 1 < args.count ? args[index + 1] : ""
             throw CommandFailure.failure("Couldn't find an application named \"\(name)\"; defaults unchanged")
         }

@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+
+/// What `purge-caches` or `clean-tmp` did to one app.
+public struct CleanupResult: Equatable, Sendable {
+    /// The app.
+    public var bundleIdentifier: BundleIdentifier
+    /// The directory emptied (or left alone).
+    public var directory: String
+    /// Bytes of the files removed (their sizes).
+    public var bytesFreed: Int
+    /// True when the app was running (its run lock held), so nothing was removed.
+    public var skippedRunning: Bool
+}
+
+/// What `purge-caches` did.
+public struct PurgeReport: Equatable, Sendable {
+    /// Apps whose caches were emptied or skipped, oldest first.
+    public var results: [CleanupResult] = []
+    /// Free bytes before and after.
+    public var freeBefore: UInt64 = 0
+    public var freeAfter: UInt64 = 0
+    /// The target, if one was given.
+    public var targetFree: UInt64?
+
+    /// Whether the target (if any) is met.
+    public var targetReached: Bool { targetFree.map { freeAfter >= $0 } ?? true }
+}
+
+extension ContainerManager {
+    /// The bytes available to an unprivileged user on the file system
+    /// holding `path` (`statvfs`: `f_bavail × f_frsize`).
+    public static func availableBytes(_ path: String) throws(SystemError) -> UInt64 {
+        var s = statvfs()
+        guard statvfs(path, &s) == 0 else { throw SystemError("statvfs", path: path, errno: errno) }
+        return UInt64(s.f_bavail) &* UInt64(s.f_frsize)
+    }
+
+    /// Empties installed apps' `Library/Caches`, oldest first, as iOS does
+    /// when space runs short.
+    ///
+    /// An app's age is the most recent modification time of anything inside
+    /// its `Caches` (ties by bundle id); apps with empty caches are left
+    /// out. With `targetFree`, stops as soon as `freeBytes(root)` reaches
+    /// it (and does nothing when it already does); without, empties them
+    /// all. A running app (its run lock held) is skipped and reported,
+    /// since caches are "never" purged while an app runs.
+    ///
+    /// - Parameters:
+    ///   - targetFree: the free bytes wanted, or `nil` for all caches.
+    ///   - freeBytes: measures free space; ``availableBytes(_:)`` by default.
+    /// - Throws: ``ContainersError/system(_:)``.
+    public func purgeCaches(targetFree: UInt64? = nil,
+                            freeBytes: (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) throws(ContainersError) -> PurgeReport {
+        let lock = try registry.lock()
+        defer { lock.unlock() }
+        var report = PurgeReport()
+        report.targetFree = targetFree
+        func free() throws(ContainersError) -> UInt64 {
+            do { return try freeBytes(layout.root) } catch { throw .system(error) }
+        }
+        report.freeBefore = try free()
+        report.freeAfter = report.freeBefore
+        var candidates: [(age: Double, entry: RegistryEntry)] = []
+        for entry in try registry.read().sortedEntries {
+            let caches = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).caches
+            if let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches) }) {
+                candidates.append((newest, entry))
+            }
+        }
+        candidates.sort { $0.age != $1.age ? $0.age < $1.age : $0.entry.bundleIdentifier < $1.entry.bundleIdentifier }
+        for (_, entry) in candidates {
+            if let target = targetFree, report.freeAfter >= target { break }
+            let caches = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).caches
+            report.results.append(try emptyUnlessRunning(entry, directory: caches))
+            report.freeAfter = try free()
+        }
+        return report
+    }
+
+    /// Empties `tmp/` of every installed app that is not running (whose run
+    /// lock is free); running apps are skipped and reported.
+    ///
+    /// - Returns: one result per installed app, by bundle id.
+    /// - Throws: ``ContainersError/system(_:)``.
+    public func cleanTemporaryDirectories() throws(ContainersError) -> [CleanupResult] {
+        let lock = try registry.lock()
+        defer { lock.unlock() }
+        var results: [CleanupResult] = []
+        for entry in try registry.read().sortedEntries {
+            results.append(try emptyUnlessRunning(entry, directory: layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).tmp))
+        }
+        return results
+    }
+
+    private func emptyUnlessRunning(_ entry: RegistryEntry, directory: String) throws(ContainersError) -> CleanupResult {
+        try containersErrors {
+            guard let held = try RunLock.exclusiveIfFree(layout.runLockPath(uuid: entry.homeUUID)) else {
+                return CleanupResult(bundleIdentifier: entry.bundleIdentifier, directory: directory, bytesFreed: 0, skippedRunning: true)
+            }
+            defer { held.unlock() }
+            var freed = 0
+            for name in try FileSystem.directoryEntries(directory) {
+                freed += try TreeOperations.fileBytes(directory + "/" + name)
+                try TreeOperations.remove(directory + "/" + name)
+            }
+            TreeOperations.syncDirectory(directory)
+            return CleanupResult(bundleIdentifier: entry.bundleIdentifier, directory: directory, bytesFreed: freed, skippedRunning: false)
+        }
+    }
+}
+
+extension TreeOperations {
+    /// The newest modification time (seconds since 1970) of anything below
+    /// `directory`, not counting the directory itself; `nil` when it is
+    /// empty or missing. Links are not followed.
+    static func newestModification(inside directory: String) throws -> Double? {
+        var newest: Double?
+        for name in try FileSystem.directoryEntries(directory) {
+            let path = directory + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
+            let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+            newest = max(newest ?? time, time)
+            if st.st_mode & S_IFMT == S_IFDIR, let inner = try newestModification(inside: path) {
+                newest = max(newest!, inner)
+            }
+        }
+        return newest
+    }
+
+    /// The total size of the regular files at or below `path`.
+    static func fileBytes(_ path: String) throws -> Int {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return Int(st.st_size)
+        case S_IFDIR: return try FileSystem.directoryEntries(path).reduce(0) { $0 + (try fileBytes(path + "/" + $1)) }
+        default: return 0
+        }
+    }
+}
