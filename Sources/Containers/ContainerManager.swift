@@ -106,7 +106,7 @@ public struct ContainerManager: Sendable {
         var newGroups: [AppGroupIdentifier: String] = [:]
         for group in bundle.groups where current.groups[group] == nil { newGroups[group] = makeUUID() }
         var journal = Journal(operation: .install, entry: entry, groups: newGroups)
-        try writeJournal(journal)
+        try beginJournal(journal)
         var created = false
         do {
             try containersErrors {

@@ -116,6 +116,13 @@ extension ContainerManager {
         do { try FileSystem.writeAtomically(bytes, to: layout.journalPath) } catch { throw .system(error) }
     }
 
+    /// Writes the first journal of an operation (step `begin`), then gives
+    /// the step hook its turn with `<operation>.begin`.
+    func beginJournal(_ journal: Journal) throws(ContainersError) {
+        try writeJournal(journal)
+        try stepHook(journal.operation.rawValue + ".begin")
+    }
+
     /// Records that `step` of `journal` is done, then gives the step hook
     /// (tests: a simulated crash; the binary: a real `SIGKILL`) its turn.
     func completed(_ step: String, _ journal: inout Journal) throws(ContainersError) {

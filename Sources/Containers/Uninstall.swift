@@ -95,7 +95,7 @@ extension ContainerManager {
             if let uuid = current.groups.removeValue(forKey: group) { lastMemberOf[group] = uuid }
         }
         var journal = Journal(operation: .uninstall, entry: entry, groups: lastMemberOf)
-        try writeJournal(journal)
+        try beginJournal(journal)
         try registry.write(current)
         try completed(UninstallStep.removeEntry.rawValue, &journal)
         return try finishUninstall(entry, groups: lastMemberOf, remaining: current, journal: &journal,

@@ -100,7 +100,7 @@ extension ContainerManager {
             if failAt == step { throw .injectedFailure(step: step.rawValue) }
             try completed(step.rawValue, &journal)
         }
-        try writeJournal(journal)
+        try beginJournal(journal)
 
         var created = false
         var moved: [String] = []   // relative paths, in the order moved

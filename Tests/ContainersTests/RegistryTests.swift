@@ -21,10 +21,10 @@ import PropertyList
     }
 
     @Test func refusesANewerFormatVersion() throws {
-        let bytes = try Self.file(["FormatVersion": .integer(2), "Applications": .dictionary([:])])
-        #expect(throws: ContainersError.registryVersionTooNew(path: "r", found: 2, supported: 1)) { try Registry(decoding: bytes, path: "r") }
-        #expect(ContainersError.registryVersionTooNew(path: "r", found: 2, supported: 1).description
-            == "registry r has format version 2, but this AppHome reads only up to version 1; use a newer apphome")
+        let bytes = try Self.file(["FormatVersion": .integer(3), "Applications": .dictionary([:]), "Groups": .dictionary([:])])
+        #expect(throws: ContainersError.registryVersionTooNew(path: "r", found: 3, supported: 2)) { try Registry(decoding: bytes, path: "r") }
+        #expect(ContainersError.registryVersionTooNew(path: "r", found: 3, supported: 2).description
+            == "registry r has format version 3, but this AppHome reads only up to version 2; use a newer apphome")
     }
 
     @Test(arguments: [
@@ -53,7 +53,7 @@ import PropertyList
         try Data(Self.file(["FormatVersion": .integer(9), "Applications": .dictionary([:])]))
             .write(to: URL(fileURLWithPath: s.root + "/Applications/registry.plist"))
         let manager = ContainerManager(root: s.root)
-        #expect(throws: ContainersError.registryVersionTooNew(path: s.root + "/Applications/registry.plist", found: 9, supported: 1)) {
+        #expect(throws: ContainersError.registryVersionTooNew(path: s.root + "/Applications/registry.plist", found: 9, supported: 2)) {
             try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info())))
         }
         #expect(s.homes.isEmpty)
