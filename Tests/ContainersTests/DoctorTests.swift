@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import Containers
+import PropertyList
+import Preferences
+
+/// `doctor` on damage a crash (or a person) can leave outside a journal.
+@Suite struct DoctorTests {
+    struct Fixture {
+        let s = Scratch()
+        let manager: ContainerManager
+        let home: ApplicationHome
+        var layout: ContainerLayout { manager.layout }
+
+        init() throws {
+            manager = ContainerManager(root: s.root, now: fixedClock)
+            home = try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info()))).home
+        }
+
+        /// A UUID-named directory under `parent` with `files` (relative paths).
+        func orphan(in parent: String, files: [String], uuid: String = "0A1B2C3D-0000-4000-8000-00000000ABCD") throws -> String {
+            let path = parent + "/" + uuid
+            try FileManager.default.createDirectory(atPath: path + "/Library/Caches", withIntermediateDirectories: true)
+            for file in files { try s.write("x", to: path + "/" + file) }
+            return path
+        }
+    }
+
+    enum Damage: String, CaseIterable, Sendable {
+        case homeMissing, orphanWithoutData, orphanWithData, missingDirectories, registryTempFile, staleRunLock,
+             damagedJournal, orphanGroupWithoutData, groupContainerMissing
+    }
+
+    /// What doctor must say (problem, repair), with `{home}`, `{apps}`, `{root}`, `{orphan}` filled in.
+    static let expected: [Damage: (String, String)] = [
+        .homeMissing: ("com.example.Sample is in the registry but its home {home} does not exist", "removed com.example.Sample from the registry"),
+        .orphanWithoutData: ("orphaned home {orphan} (Old.app), named by no registry entry, holding no user data", "removed it"),
+        .orphanWithData: ("orphaned home {orphan} (Old.app), named by no registry entry, holding user data",
+                          "moved it to {root}/Recovered/0A1B2C3D-0000-4000-8000-00000000ABCD"),
+        .missingDirectories: ("com.example.Sample: its home {home} lacks Documents, Library/Caches, tmp", "recreated them (empty)"),
+        .registryTempFile: ("temporary file {apps}/.registry.plist.abcdEFGH.tmp left by an interrupted write", "removed it"),
+        .staleRunLock: ("run lock file {apps}/.0A1B2C3D-0000-4000-8000-00000000ABCD.run.lock of a home that no longer exists", "removed it"),
+        .damagedJournal: ("journal {apps}/journal.plist is damaged: FormatVersion is missing", "removed it; the homes are checked without it"),
+        .orphanGroupWithoutData: ("orphaned app-group container {root}/Shared/AppGroup/0A1B2C3D-0000-4000-8000-00000000ABCD, recorded for no group, holding no user data",
+                                  "removed it"),
+        .groupContainerMissing: ("app group group.com.example.G: its container {group} is missing or incomplete", "recreated it (empty where missing)"),
+    ]
+
+    @Test(arguments: Damage.allCases)
+    func doctorRepairsAndASecondRunFindsNothing(_ damage: Damage) throws {
+        let f = try Fixture()
+        let apps = f.layout.applicationsDirectory
+        var orphan = ""
+        var group = ""
+        switch damage {
+        case .homeMissing:
+            try TreeOperations.remove(f.home.path)
+        case .orphanWithoutData:
+            orphan = try f.orphan(in: apps, files: ["Old.app/Info.plist", "Library/Caches/c", "tmp/t"])
+        case .orphanWithData:
+            orphan = try f.orphan(in: apps, files: ["Old.app/Info.plist", "Documents/notes.txt"])
+        case .missingDirectories:
+            for dir in [f.home.documents, f.home.caches, f.home.tmp] { try TreeOperations.remove(dir) }
+        case .registryTempFile:
+            try f.s.write("partial", to: apps + "/.registry.plist.abcdEFGH.tmp")
+        case .staleRunLock:
+            try f.s.write("", to: f.layout.runLockPath(uuid: "0A1B2C3D-0000-4000-8000-00000000ABCD"))
+        case .damagedJournal:
+            try f.s.write("{ Operation = install; }", to: f.layout.journalPath)
+        case .orphanGroupWithoutData:
+            _ = try f.orphan(in: f.layout.groupsDirectory, files: ["Library/Caches/c"])
+        case .groupContainerMissing:
+            var registry = try f.manager.registry.read()
+            registry.groups[try AppGroupIdentifier("group.com.example.G")] = "0A1B2C3D-0000-4000-8000-0000000000FF"
+            try f.manager.registry.write(registry)
+            group = f.layout.groupContainer(uuid: "0A1B2C3D-0000-4000-8000-0000000000FF").path
+        }
+        func fill(_ text: String) -> String {
+            text.replacingOccurrences(of: "{home}", with: f.home.path).replacingOccurrences(of: "{apps}", with: apps)
+                .replacingOccurrences(of: "{root}", with: f.s.root).replacingOccurrences(of: "{orphan}", with: orphan)
+                .replacingOccurrences(of: "{group}", with: group)
+        }
+        let (problem, repair) = try #require(Self.expected[damage])
+
+        let dry = try f.manager.doctor(dryRun: true)
+        #expect(dry.findings == [DoctorFinding(problem: fill(problem), repair: "would " + Self.imperative(fill(repair)), outcome: .wouldRepair)]
+                || damage == .damagedJournal && dry.findings.first?.outcome == .wouldRepair)
+        let report = try f.manager.doctor()
+        #expect(report.findings == [DoctorFinding(problem: fill(problem), repair: fill(repair), outcome: .repaired)])
+        #expect(try f.manager.doctor().findings == [])
+        switch damage {
+        case .homeMissing: #expect(try f.manager.registry.read().entries.isEmpty)
+        case .orphanWithData: #expect(f.s.read(f.s.root + "/Recovered/0A1B2C3D-0000-4000-8000-00000000ABCD/Documents/notes.txt") == "x")
+        case .orphanWithoutData: #expect(!FileSystem_exists(orphan))
+        case .groupContainerMissing: #expect(FileSystem_isDirectory(group + "/Library/Preferences"))
+        default: break
+        }
+    }
+
+    /// "removed it" → "remove it", as a dry run words it.
+    static func imperative(_ past: String) -> String {
+        for (from, to) in [("removed ", "remove "), ("moved ", "move "), ("recreated them", "recreate them"), ("recreated it (empty where missing)", "recreate it")]
+        where past.hasPrefix(from) {
+            return to + past.dropFirst(from.count)
+        }
+        return past
+    }
+
+    @Test func aHealthyRootHasNoFindings() throws {
+        let f = try Fixture()
+        #expect(try f.manager.doctor().findings == [])
+        #expect(try ContainerManager(root: f.s.path + "/empty").doctor().findings == [])
+    }
+
+    @Test func aMissingBundleCannotBeRepaired() throws {
+        let f = try Fixture()
+        try TreeOperations.remove(f.home.app)
+        let report = try f.manager.doctor()
+        #expect(report.hasUnrepairedProblems)
+        #expect(report.findings == [DoctorFinding(problem: "com.example.Sample: its bundle \(f.home.app) is missing",
+                                                  repair: "cannot repair it; reinstall the bundle with 'apphome update <Sample.app>'",
+                                                  outcome: .notRepaired)])
+    }
+
+    @Test func aDamagedRegistryIsReportedAndNothingElseIsTouched() throws {
+        let f = try Fixture()
+        try f.s.write("garbage", to: f.layout.registryPath)
+        let orphan = try f.orphan(in: f.layout.applicationsDirectory, files: [])
+        let report = try f.manager.doctor()
+        #expect(report.hasUnrepairedProblems)
+        #expect(report.findings.count == 1)
+        #expect(report.findings.first?.problem.hasPrefix("registry \(f.layout.registryPath) is damaged: ") == true)
+        #expect(FileSystem_exists(orphan) && FileSystem_exists(f.home.path))
+    }
+
+    @Test func aRunLockStillHeldIsLeftAlone() throws {
+        let f = try Fixture()
+        let path = f.layout.runLockPath(uuid: "0A1B2C3D-0000-4000-8000-00000000ABCD")
+        let held = try RunLock.shared(path)
+        #expect(try f.manager.doctor().findings == [])
+        held.unlock()
+        #expect(try f.manager.doctor().findings.count == 1)
+    }
+
+    @Test func aJournalFromANewerAppHomeIsLeftAlone() throws {
+        let f = try Fixture()
+        try FileSystem.writeAtomically(try PlistCodec.encode(.dictionary(["FormatVersion": .integer(7)]), format: .binary), to: f.layout.journalPath)
+        let orphan = try f.orphan(in: f.layout.applicationsDirectory, files: [])
+        let report = try f.manager.doctor()
+        #expect(report.findings == [DoctorFinding(problem: "journal \(f.layout.journalPath) has format version 7, newer than this AppHome (1)",
+                                                  repair: "left it alone; use a newer apphome", outcome: .notRepaired)])
+        #expect(FileSystem_exists(orphan), "homes are not judged without the journal")
+        #expect(throws: ContainersError.journalVersionTooNew(path: f.layout.journalPath, found: 7, supported: 1)) {
+            try f.manager.install(try AppBundle(path: f.s.makeBundle("other", info: Scratch.info(id: "com.example.Other"))))
+        }
+    }
+}
