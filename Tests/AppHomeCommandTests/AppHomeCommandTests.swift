@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import AppHomeCommand
 import Containers
+import Preferences
 
 /// Runs `apphome` in process against a temporary root.
 final class World: @unchecked Sendable {
@@ -26,10 +27,11 @@ final class World: @unchecked Sendable {
     struct Result { var status: Int32; var out: String; var err: String }
 
     @discardableResult
-    func apphome(_ args: String..., variables: [String: String] = ["PATH": "/usr/bin:/bin"], hookTimeout: Double = 10) -> Result {
+    func apphome(_ args: String..., variables: [String: String] = ["PATH": "/usr/bin:/bin"], hookTimeout: Double = 10,
+                 freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Result {
         let console = CapturingConsole()
         let status = AppHomeCommand.run(["--root", root] + args, environment: AppHomeEnvironment(variables: variables),
-                                        console: console, hookTimeout: hookTimeout)
+                                        console: console, hookTimeout: hookTimeout, freeBytes: freeBytes)
         return Result(status: status, out: console.standardOutput, err: console.standardError)
     }
 
@@ -81,7 +83,7 @@ final class World: @unchecked Sendable {
     @Test(arguments: [
         (["install"], 255, "apphome: missing bundle path\n"),
         (["container", "com.example.ScaryBugs", "bogus"], 255,
-         "apphome: unknown container kind 'bogus' (use app, data, documents, library, caches, tmp)\n"),
+         "apphome: unknown container kind 'bogus' (use app, data, documents, library, caches, tmp, groups)\n"),
         (["frobnicate"], 255, "apphome: unknown verb 'frobnicate'\n"),
         (["list", "extra"], 255, "apphome: unexpected argument 'extra'\n"),
         (["run", "com.example.ScaryBugs", "--"], 255, "apphome: missing command to run\n"),
