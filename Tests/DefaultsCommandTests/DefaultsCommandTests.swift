@@ -160,6 +160,8 @@ final class Harness {
         (["write", "../evil", "k", "v"], "Invalid domain name \"../evil\": a domain name must not contain '..'", 1),
         (["write", "a/b", "k", "v"], "Invalid domain name \"a/b\": a domain name must not contain '/' (give an absolute path for a file)", 1),
         (["read", "-app", "Safari"], "Couldn't find an application named \"Safari\"; defaults unchanged", 1),
+        (["read", "-app"], "Couldn't find an application named \"\"; defaults unchanged", 1),
+        (["write", "-app", "Safari", "k", "v"], "Couldn't find an application named \"Safari\"; defaults unchanged", 1),
         (["write", "", "k", "v"], "Invalid domain name \"\": a domain name must not be empty", 1),
     ]
 

@@ -48,3 +48,56 @@ struct InstalledAppTests {
         #expect(gone.stderr == "defaults: Domain \(Self.bundleID) does not exist\n")
     }
 }
+
+/// `defaults -app <Name>` and app-group suites, through the built binaries.
+@Suite("defaults and installed apps")
+struct DefaultsAppTests {
+    static let bundleID = InstalledAppTests.bundleID
+
+    func apphome(_ root: TempRoot, _ arguments: [String]) throws -> CommandResult {
+        try CrashAndDoctorTests.apphome(root, arguments)
+    }
+
+    @Test(arguments: [
+        ("ScaryBugs", true),      // the bundle directory's name without .app
+        ("ScaryBugs.app", true),  // the bundle directory's name
+        ("Scary Bugs", true),     // CFBundleDisplayName
+        ("scarybugs", false),     // case-sensitive, as on the device
+        ("Scary", false),
+    ])
+    func appNamesResolveThroughTheRegistry(_ name: String, _ found: Bool) throws {
+        let root = try TempRoot()
+        try #require(try apphome(root, ["install", CrashAndDoctorTests.v1]).status == 0)
+        let write = try root.run(["write", "-app", name, "maxBugs", "-int", "5"])
+        if found {
+            #expect(write.status == 0 && write.stderr.isEmpty, "\(write)")
+            try root.expectOutput(["read", Self.bundleID, "maxBugs"], "5\n")
+            try root.expectOutput(["read", "-app", name, "maxBugs"], "5\n")
+            let docs = try apphome(root, ["container", Self.bundleID, "library"]).stdout.trimmingCharacters(in: .newlines)
+            #expect(FileManager.default.fileExists(atPath: docs + "/Preferences/\(Self.bundleID).plist"))
+        } else {
+            #expect(write.status == 1)
+            #expect(write.stderr == "defaults: Couldn't find an application named \"\(name)\"; defaults unchanged\n")
+            #expect(root.snapshot().keys.allSatisfy { !$0.hasSuffix("\(Self.bundleID).plist") })
+        }
+    }
+
+    @Test func aGroupSuiteLivesInTheGroupContainerAndGoesWithTheLastMember() throws {
+        let root = try TempRoot()
+        let bundle = root.work.appendingPathComponent("Grouped.app")
+        try root.writePlist("{'CFBundleIdentifier': 'com.example.Grouped', 'CFBundleVersion': '1', "
+                            + "'com.apple.security.application-groups': ['group.com.example.bugs']}",
+                            to: bundle.appendingPathComponent("Info.plist"), format: "xml")
+        try #require(try apphome(root, ["install", bundle.path]).status == 0)
+        try root.succeed(["write", "group.com.example.bugs", "shared", "-bool", "YES"])
+        let groups = try apphome(root, ["container", "com.example.Grouped", "groups"]).stdout
+        let parts = groups.dropLast().split(separator: "\t").map(String.init)
+        try #require(parts.count == 2 && parts[0] == "group.com.example.bugs", "\(groups)")
+        try root.expectPlist(URL(fileURLWithPath: parts[1] + "/Library/Preferences/group.com.example.bugs.plist"), equals: "{'shared': True}")
+        #expect(!FileManager.default.fileExists(atPath: root.domainFile("group.com.example.bugs").path))
+        try root.expectOutput(["read", "group.com.example.bugs", "shared"], "1\n")
+        try #require(try apphome(root, ["uninstall", "com.example.Grouped"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: parts[1]))
+        #expect(try root.run(["read", "group.com.example.bugs"]).stderr == "defaults: Domain group.com.example.bugs does not exist\n")
+    }
+}
