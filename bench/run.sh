@@ -183,5 +183,11 @@ if [[ ${SKIP_CODEC:-0} != 1 ]]; then
     fi
 fi
 
+# --- apphome update: rename vs copy; doctor on a healthy root ----------------------------
+if [[ ${SKIP_APPHOME_UPDATE:-0} != 1 && -x $BIN_DIR/apphome ]]; then
+    log "apphome update of 1,000 files / 100 MB in Documents vs cp -a"
+    BIN_DIR=$BIN_DIR "$here/apphome_update.sh"
+fi
+
 "$PYTHON" "$here/summarize.py" "$WORK"
 echo "bench took $((SECONDS - started)) s"
