@@ -147,12 +147,13 @@ extension ContainerManager {
                 try clearJournal()
                 add("finished it: \(id) \(journal.entry.displayVersion) is installed", .repaired)
             case .install:
-                if dryRun { add("would undo it: remove the partial home \(newHome.path)", .wouldRepair); return owned }
+                let what = FileSystem.exists(newHome.path) ? "remove the partial home \(newHome.path)" : "nothing had been created"
+                if dryRun { add("would undo it: \(what)", .wouldRepair); return owned }
                 try containersErrors { try TreeOperations.remove(newHome.path) }
                 removeGroupContainers(strayGroups)
                 TreeOperations.syncDirectory(layout.applicationsDirectory)
                 try clearJournal()
-                add("undid it: removed the partial home \(newHome.path)", .repaired)
+                add("undid it: " + (what.hasPrefix("remove ") ? "removed" + what.dropFirst(6) : what), .repaired)
             case .update where named == journal.entry.homeUUID:
                 let old = layout.home(uuid: journal.previous!.homeUUID, bundleName: journal.previous!.bundleName)
                 if dryRun { add("would finish it: remove the old home \(old.path)", .wouldRepair); return owned }

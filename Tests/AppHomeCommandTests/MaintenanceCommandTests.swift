@@ -184,3 +184,16 @@ import PropertyList
         #expect(!FileManager.default.fileExists(atPath: w.root))
     }
 }
+
+extension MaintenanceCommandTests {
+    @Test func helpListsTheMaintenanceVerbs() {
+        let console = CapturingConsole()
+        #expect(AppHomeCommand.run(["help"], environment: AppHomeEnvironment(), console: console) == 0)
+        for line in ["  doctor [--dry-run]                 find and repair what a crash left (interrupted\n",
+                     "  purge-caches [--target-free BYTES] empty apps' Library/Caches, oldest first, until\n",
+                     "  clean-tmp                          empty tmp/ of every app that is not running\n",
+                     "                                     groups prints GROUP-ID<TAB>PATH per app group\n"] {
+            #expect(console.standardOutput.contains(line), "\(line)")
+        }
+    }
+}

@@ -92,6 +92,10 @@ import PropertyList
         #expect(report.findings.first?.problem == "\(journal.summary) was interrupted after step \(step)")
         #expect(try w.manager.pendingJournal() == nil)
         #expect(try w.manager.doctor().findings == [], "a second doctor finds nothing")
+        if op == .install && !Self.committed(op, step) {
+            let home = w.manager.layout.applicationsDirectory + "/" + journal.entry.homeUUID
+            #expect(report.findings.first?.repair == (step == "begin" ? "undid it: nothing had been created" : "undid it: removed the partial home \(home)"))
+        }
 
         let registry = try w.manager.registry.read()
         let committed = Self.committed(op, step)
