@@ -108,13 +108,14 @@ public struct ContainerManager: Sendable {
         var journal = Journal(operation: .install, entry: entry, groups: newGroups)
         try beginJournal(journal)
         var created = false
-        do {
+        var bytes = 0
+        do throws(ContainersError) {
             try containersErrors {
                 guard mkdir(home.path, 0o700) == 0 else { throw SystemError("mkdir", path: home.path, errno: errno) }
                 created = true
             }
             try completed(InstallStep.createHome.rawValue, &journal)
-            let bytes = try containersErrors { try TreeOperations.copyReadOnly(bundle.path, to: home.app) }
+            bytes = try containersErrors { try TreeOperations.copyReadOnly(bundle.path, to: home.app) }
             try completed(InstallStep.copyBundle.rawValue, &journal)
             try containersErrors {
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
@@ -127,9 +128,6 @@ public struct ContainerManager: Sendable {
             current.entries[bundle.identifier] = entry
             current.groups.merge(newGroups) { old, _ in old }
             try registry.write(current)
-            try completed(InstallStep.writeRegistry.rawValue, &journal)
-            try clearJournal()
-            return InstallReport(entry: entry, home: home, bundleBytesCopied: bytes)
         } catch .simulatedCrash(let step) {
             throw .simulatedCrash(step: step)
         } catch {
@@ -138,6 +136,10 @@ public struct ContainerManager: Sendable {
             try? clearJournal()
             throw error
         }
+        // The install is committed: from here on nothing is undone.
+        try completed(InstallStep.writeRegistry.rawValue, &journal)
+        try clearJournal()
+        return InstallReport(entry: entry, home: home, bundleBytesCopied: bytes)
     }
 
     /// Creates the containers of `groups` (group id → UUID), each with its

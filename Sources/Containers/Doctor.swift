@@ -69,6 +69,9 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/system(_:)`` when the lock cannot be taken.
     public func doctor(dryRun: Bool = false, environment: [String: String] = [:],
                        hookTimeout: Double = 10) throws(ContainersError) -> DoctorReport {
+        // A root where nothing was ever installed: nothing to check, and a
+        // dry run must not even create the lock.
+        if !FileSystem.exists(layout.applicationsDirectory) && !FileSystem.exists(layout.groupsDirectory) { return DoctorReport() }
         let lock = try registry.lock()
         defer { lock.unlock() }
         var report = DoctorReport()

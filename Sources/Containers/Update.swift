@@ -146,7 +146,6 @@ extension ContainerManager {
             current.entries[bundle.identifier] = entry
             current.groups.merge(newGroups) { old, _ in old }
             try registry.write(current)
-            try completed(UpdateStep.switchRegistry.rawValue, &journal)
         } catch .simulatedCrash(let step) {
             throw .simulatedCrash(step: step)
         } catch {
@@ -155,6 +154,8 @@ extension ContainerManager {
             try? clearJournal()
             throw error
         }
+        // The update is committed: from here on nothing is rolled back.
+        try completed(UpdateStep.switchRegistry.rawValue, &journal)
 
         var report = UpdateReport(previous: previous, entry: entry, home: new,
                                   movedItems: moved, userDataBytesCopied: 0, bundleBytesCopied: bundleBytes)

@@ -126,6 +126,30 @@ import PropertyList
         if registry.entries.isEmpty { _ = try w.manager.install(w.v1) } else { _ = try w.manager.update(w.v2) }
     }
 
+    /// An error after the commit point (here: from the step hook, standing
+    /// in for a failed journal write) must not undo a committed operation.
+    @Test(arguments: ["install.writeRegistry", "update.switchRegistry"])
+    func anErrorAfterTheCommitPointUndoesNothing(_ point: String) throws {
+        let w = try World()
+        if point.hasPrefix("update") {
+            let home = try w.manager.install(w.v1).home
+            try w.s.write("notes", to: home.documents + "/notes.txt")
+        }
+        var failing = w.manager
+        failing.stepHook = { done throws(ContainersError) in if done == point { throw .injectedFailure(step: done) } }
+        #expect(throws: ContainersError.injectedFailure(step: point)) {
+            if point.hasPrefix("update") { _ = try failing.update(w.v2) } else { _ = try failing.install(w.v1) }
+        }
+        let entry = try #require(try w.manager.registry.read().entries[w.v1.identifier])
+        #expect(entry.version == (point.hasPrefix("update") ? "2" : "1"))
+        let home = w.manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        #expect(FileSystem_isDirectory(home.app))
+        if point.hasPrefix("update") { #expect(w.s.read(home.documents + "/notes.txt") == "notes") }
+        let report = try w.manager.doctor()
+        #expect(report.findings.first?.repair.hasPrefix("finished it") == true, "\(report.findings)")
+        #expect(w.s.homes == [entry.homeUUID])
+    }
+
     @Test func dryRunReportsAnInterruptedUpdateAndChangesNothing() throws {
         let w = try World()
         let home = try w.manager.install(w.v1).home

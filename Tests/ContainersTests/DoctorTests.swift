@@ -109,7 +109,8 @@ import Preferences
     @Test func aHealthyRootHasNoFindings() throws {
         let f = try Fixture()
         #expect(try f.manager.doctor().findings == [])
-        #expect(try ContainerManager(root: f.s.path + "/empty").doctor().findings == [])
+        #expect(try ContainerManager(root: f.s.path + "/empty").doctor(dryRun: true).findings == [])
+        #expect(!FileSystem_exists(f.s.path + "/empty"), "doctor creates nothing on an empty root")
     }
 
     @Test func aMissingBundleCannotBeRepaired() throws {
