@@ -96,3 +96,48 @@ struct CrashAndDoctorTests {
         #expect(root.snapshot() == before)
     }
 }
+
+/// `purge-caches` and `clean-tmp` through the built binary.
+@Suite("apphome purge-caches and clean-tmp")
+struct CacheAndTmpTests {
+    @Test func purgeAndCleanReportBytesPerAppAndSkipARunningApp() throws {
+        let root = try TempRoot()
+        let id = CrashAndDoctorTests.id
+        try #require(try CrashAndDoctorTests.apphome(root, ["install", CrashAndDoctorTests.v1]).status == 0)
+        let caches = try CrashAndDoctorTests.apphome(root, ["container", id, "caches"]).stdout.trimmingCharacters(in: .newlines)
+        let tmp = try CrashAndDoctorTests.apphome(root, ["container", id, "tmp"]).stdout.trimmingCharacters(in: .newlines)
+        try Data(count: 4096).write(to: URL(fileURLWithPath: caches + "/a.bin"))
+        try Data(count: 100).write(to: URL(fileURLWithPath: tmp + "/b.tmp"))
+
+        // While the app runs, both leave it alone.
+        let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("apphome").path
+        let inside = try CrashAndDoctorTests.apphome(root, ["run", id, "--", "/bin/sh", "-c",
+                                                            "\"$0\" --root \"$APPHOME_ROOT\" clean-tmp; \"$0\" --root \"$APPHOME_ROOT\" purge-caches | head -1",
+                                                            binary])
+        #expect(inside.stdout == "skipped \(id): it is running\nskipped \(id): it is running\n", "\(inside)")
+        #expect(FileManager.default.fileExists(atPath: caches + "/a.bin") && FileManager.default.fileExists(atPath: tmp + "/b.tmp"))
+
+        let purge = try CrashAndDoctorTests.apphome(root, ["purge-caches"])
+        #expect(purge.status == 0 && purge.stderr.isEmpty)
+        #expect(purge.stdout.hasPrefix("purged \(id): 4096 bytes freed\n4096 bytes freed in total; "))
+        #expect(purge.stdout.hasSuffix(" bytes free\n"))
+        let clean = try CrashAndDoctorTests.apphome(root, ["clean-tmp"])
+        #expect(clean.status == 0 && clean.stdout == "cleaned \(id): 100 bytes freed\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: caches).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
+
+        // A target already met changes nothing.
+        try Data(count: 10).write(to: URL(fileURLWithPath: caches + "/c.bin"))
+        let met = try CrashAndDoctorTests.apphome(root, ["purge-caches", "--target-free", "1"])
+        #expect(met.status == 0 && met.stdout.hasPrefix("0 bytes freed in total; "))
+        #expect(FileManager.default.fileExists(atPath: caches + "/c.bin"))
+        let huge = try CrashAndDoctorTests.apphome(root, ["purge-caches", "--target-free", "18446744073709551615"])
+        #expect(huge.status == 1)
+        #expect(huge.stdout.hasPrefix("purged \(id): 10 bytes freed\n"))
+        #expect(huge.stderr.hasPrefix("apphome: only ") && huge.stderr.hasSuffix(" bytes free after purging every cache it could; the target was 18446744073709551615\n"))
+
+        let bad = try CrashAndDoctorTests.apphome(root, ["purge-caches", "--target-free", "lots"])
+        #expect(bad.status == 255 && bad.stdout.isEmpty)
+        #expect(bad.stderr.hasPrefix("apphome: option --target-free needs a number of bytes, not 'lots'\n\nusage: apphome"))
+    }
+}
