@@ -169,6 +169,13 @@ extension ContainerManager {
                 add("finished it: removed the old home \(old.path); \(id) \(journal.entry.displayVersion) is installed with its data", .repaired)
             case .update where named == journal.previous!.homeUUID:
                 let old = layout.home(uuid: journal.previous!.homeUUID, bundleName: journal.previous!.bundleName)
+                if !FileSystem.exists(newHome.path) {
+                    if dryRun { add("would undo it: nothing had been created", .wouldRepair); return owned }
+                    removeGroupContainers(strayGroups)
+                    try clearJournal()
+                    add("undid it: nothing had been created; \(id) \(journal.previous!.displayVersion) is installed", .repaired)
+                    break
+                }
                 let items = try updatedItems(in: newHome)
                 if dryRun {
                     add("would undo it: move \(items.count) item(s) of user data back to \(old.path) and remove the new home \(newHome.path)", .wouldRepair)

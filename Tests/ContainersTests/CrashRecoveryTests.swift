@@ -96,6 +96,14 @@ import PropertyList
             let home = w.manager.layout.applicationsDirectory + "/" + journal.entry.homeUUID
             #expect(report.findings.first?.repair == (step == "begin" ? "undid it: nothing had been created" : "undid it: removed the partial home \(home)"))
         }
+        if op == .update && step == "begin" {
+            #expect(report.findings.first?.repair == "undid it: nothing had been created; com.example.Sample 1.0 (1) is installed")
+        }
+        if op == .update && step == UpdateStep.moveLibrary.rawValue {
+            let new = w.manager.layout.applicationsDirectory + "/" + journal.entry.homeUUID
+            #expect(report.findings.first?.repair
+                == "undid it: moved 4 item(s) of user data back to \(oldHome!.path) and removed the new home \(new); com.example.Sample 1.0 (1) is installed")
+        }
 
         let registry = try w.manager.registry.read()
         let committed = Self.committed(op, step)
