@@ -94,8 +94,8 @@ extension ContainerManager {
 
     // MARK: The journal
 
-    /// Paths a journal still pending after the check owns, which the
-    /// orphan checks must leave alone.
+    /// The homes and group containers (UUIDs) of a journal left pending,
+    /// which the orphan checks must leave alone.
     struct Owned {
         var homes: Set<String> = []
         var groups: Set<String> = []
@@ -111,8 +111,8 @@ extension ContainerManager {
             let problem = "journal \(path) has format version \(found), newer than this AppHome (\(supported))"
             report.findings.append(DoctorFinding(problem: problem, repair: "left it alone; use a newer apphome", outcome: .notRepaired))
             return Owned(homes: Set(allUUIDs(in: layout.applicationsDirectory)), groups: Set(allUUIDs(in: layout.groupsDirectory)))
-        } catch {
-            let problem = "\(error)"
+        } catch .journalDamaged(let path, let reason) {
+            let problem = ContainersError.journalDamaged(path: path, reason: reason).description
             if dryRun {
                 report.findings.append(DoctorFinding(problem: problem, repair: "would remove it and check the homes without it", outcome: .wouldRepair))
             } else {
@@ -124,6 +124,10 @@ extension ContainerManager {
                 }
             }
             return Owned()
+        } catch {
+            report.findings.append(DoctorFinding(problem: "the journal cannot be read: \(error)",
+                                                 repair: "left it and every home alone; fix the cause and run 'apphome doctor' again", outcome: .notRepaired))
+            return Owned(homes: Set(allUUIDs(in: layout.applicationsDirectory)), groups: Set(allUUIDs(in: layout.groupsDirectory)))
         }
         var owned = Owned()
         owned.homes.insert(journal.entry.homeUUID)

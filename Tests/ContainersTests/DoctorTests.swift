@@ -143,6 +143,17 @@ import Preferences
         #expect(try f.manager.doctor().findings.count == 1)
     }
 
+    @Test func aJournalThatCannotBeReadIsLeftAloneWithEveryHome() throws {
+        let f = try Fixture()
+        try FileManager.default.createDirectory(atPath: f.layout.journalPath, withIntermediateDirectories: false)
+        let orphan = try f.orphan(in: f.layout.applicationsDirectory, files: [])
+        let report = try f.manager.doctor()
+        #expect(report.findings == [DoctorFinding(problem: "the journal cannot be read: read \(f.layout.journalPath): Is a directory",
+                                                  repair: "left it and every home alone; fix the cause and run 'apphome doctor' again",
+                                                  outcome: .notRepaired)])
+        #expect(FileSystem_isDirectory(f.layout.journalPath) && FileSystem_exists(orphan))
+    }
+
     @Test func aJournalFromANewerAppHomeIsLeftAlone() throws {
         let f = try Fixture()
         try FileSystem.writeAtomically(try PlistCodec.encode(.dictionary(["FormatVersion": .integer(7)]), format: .binary), to: f.layout.journalPath)
