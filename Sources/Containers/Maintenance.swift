@@ -19,8 +19,9 @@ public struct CleanupResult: Equatable, Sendable {
 public struct PurgeReport: Equatable, Sendable {
     /// Apps whose caches were emptied or skipped, oldest first.
     public var results: [CleanupResult] = []
-    /// Free bytes before and after.
+    /// Free bytes before the purge.
     public var freeBefore: UInt64 = 0
+    /// Free bytes after the purge.
     public var freeAfter: UInt64 = 0
     /// The target, if one was given.
     public var targetFree: UInt64?
