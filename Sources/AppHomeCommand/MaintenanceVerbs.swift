@@ -7,7 +7,7 @@ extension AppHomeCommand {
     func doctor(_ args: [String]) throws -> Int32 {
         var dryRun = false
         for arg in args {
-            if arg == "--dry-run" || arg == "-n" { dryRun = true } else if arg.hasPrefix("-") {
+            if arg == "--dry-run" { dryRun = true } else if arg.hasPrefix("-") {
                 throw CommandFailure.usage("unknown option '\(arg)'")
             } else {
                 throw CommandFailure.usage("unexpected argument '\(arg)'")
