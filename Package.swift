@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
-        .target(name: "Containers", dependencies: ["Preferences", "PropertyList"]),
+        .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium"]),
         .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),

@@ -12,6 +12,14 @@ enum HelpText {
       container <bundle-id> [KIND]       print one path of an app; KIND is
                                          app (default), data, documents, library, caches or tmp
       run <bundle-id> -- CMD [ARG...]    run CMD inside the app's home and environment
+      backup <bundle-id>|--all [--to DIR]
+                                         back up an app's home (not its bundle, Library/Caches
+                                         or tmp), incrementally, into DIR (default <root>/Backups)
+      restore <backup> [--from DIR] [--app <Name.app>]
+                                         restore a backup (a manifest path, or a bundle id for its
+                                         newest backup in DIR) into a new home; --app installs the
+                                         bundle too; a damaged backup is refused, nothing changes
+      backups [<bundle-id>] [--from DIR] list backups
       help                               print this help
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
