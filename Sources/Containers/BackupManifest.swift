@@ -194,7 +194,7 @@ public struct BackupManifest: Equatable, Sendable {
             }
             if let reason = Self.pathProblem(p, bundleName: bundleName) { throw damaged("entry '\(p)' \(reason)") }
             guard seen.insert(p).inserted else { throw damaged("entry '\(p)' appears twice") }
-            guard directories.contains(Self.parent(p)) else { throw damaged("entry '\(p)' comes before its directory") }
+            guard directories.contains(Self.parent(p)) else { throw damaged("entry '\(p)' is not inside a directory listed before it") }
             let mode = UInt32(try int("Mode", 0...0o7777))
             switch d["Type"] {
             case .string("directory")?:
