@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CXattr
 import Preferences
 import PropertyList
 
@@ -21,6 +22,29 @@ extension ContainerManager {
         public var objectsStored: Int
         /// Items neither file, directory nor link (sockets, FIFOs, devices): not backed up.
         public var skipped: [String]
+        /// Items the app marked with ``ContainerManager/excludeFromBackupAttribute``, not backed up.
+        public var excluded: [String]
+    }
+
+    /// The extended attribute that keeps an item (and everything under it)
+    /// out of backups, like `NSURLIsExcludedFromBackupKey` on iOS: any
+    /// value. Set it with `setfattr -n user.apphome.exclude-from-backup -v 1 PATH`.
+    public static let excludeFromBackupAttribute = "user.apphome.exclude-from-backup"
+
+    /// Marks `path` (a file or directory in a home) as left out of backups,
+    /// or clears the mark: what `URLResourceValues.isExcludedFromBackup`
+    /// does on iOS.
+    ///
+    /// - Throws: ``ContainersError/system(_:)`` (for example `ENOTSUP` on a
+    ///   file system without user extended attributes).
+    public static func setExcludedFromBackup(_ path: String, _ excluded: Bool) throws(ContainersError) {
+        if excluded {
+            guard setxattr(path, excludeFromBackupAttribute, "1", 1, 0) == 0 else {
+                throw .system(SystemError("setxattr", path: path, errno: errno))
+            }
+        } else if removexattr(path, excludeFromBackupAttribute) != 0 && errno != ENODATA {
+            throw .system(SystemError("removexattr", path: path, errno: errno))
+        }
     }
 
     /// The default backup directory, `<root>/Backups`.
@@ -100,7 +124,8 @@ extension ContainerManager {
             try FileSystem.writeAtomically(bytes, to: path)
         }
         return BackupReport(manifestPath: path, manifest: manifest, filesRead: walker.filesRead, bytesRead: walker.bytesRead,
-                            bytesStored: walker.bytesStored, objectsStored: walker.objectsStored, skipped: walker.skipped)
+                            bytesStored: walker.bytesStored, objectsStored: walker.objectsStored, skipped: walker.skipped,
+                            excluded: walker.excluded)
     }
 
     /// The newest manifest of `identifier` that reads cleanly, for the
@@ -135,6 +160,7 @@ struct HomeWalker {
     var bytesStored = 0
     var objectsStored = 0
     var skipped: [String] = []
+    var excluded: [String] = []
     var directoriesWritten: Set<String> = []
 
     init(home: ApplicationHome, store: BackupStore, previous: BackupManifest?) {
@@ -167,6 +193,10 @@ struct HomeWalker {
                 throw SystemError("lstat", path: path, errno: errno)
             }
             let mode = UInt32(st.st_mode) & 0o7777
+            if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, ContainerManager.excludeFromBackupAttribute, nil, 0) >= 0 {
+                excluded.append(rel)
+                continue
+            }
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
                 entries.append(BackupEntry(path: rel, kind: .directory, mode: mode))

@@ -215,6 +215,20 @@ struct BackupFixture {
         }
     }
 
+    @Test func itemsMarkedExcludedFromBackupAreLeftOut() throws {
+        let f = try BackupFixture()
+        let downloads = f.home.applicationSupport + "/downloads"
+        try f.s.write("re-downloadable", to: downloads + "/big.bin")
+        try ContainerManager.setExcludedFromBackup(downloads, true)
+        try ContainerManager.setExcludedFromBackup(f.home.documents + "/bug1.txt", true)
+        try ContainerManager.setExcludedFromBackup(f.home.documents + "/Inbox", true)
+        try ContainerManager.setExcludedFromBackup(f.home.documents + "/Inbox", false)
+        let report = try f.manager.backup(f.bundle.identifier)
+        #expect(report.excluded == ["Documents/bug1.txt", "Library/Application Support/downloads"])
+        #expect(!report.manifest.entries.contains { $0.path.contains("downloads") || $0.path == "Documents/bug1.txt" })
+        #expect(report.manifest.fileCount == 4)
+    }
+
     @Test func backupOfAnAppThatIsNotInstalledFails() throws {
         let f = try BackupFixture()
         #expect(throws: ContainersError.notInstalled("com.example.None")) { try f.manager.backup(try BundleIdentifier("com.example.None")) }
