@@ -179,8 +179,7 @@ public struct BackupStore: Sendable {
             unlink(temp.path)
             return Ingested(hash: copied, size: written, storedBytes: 0)
         }
-        try TreeOperations.makeDirectory(FileSystem.parentDirectory(target))
-        try TreeOperations.rename(temp.path, to: target)
+        try place(temp.path, at: target)
         return Ingested(hash: copied, size: written, storedBytes: written, directoryWritten: FileSystem.parentDirectory(target))
     }
 
@@ -195,8 +194,18 @@ public struct BackupStore: Sendable {
             unlink(temp.path)
             throw error
         }
-        try TreeOperations.makeDirectory(FileSystem.parentDirectory(target))
-        try TreeOperations.rename(temp.path, to: target)
+        try place(temp.path, at: target)
+    }
+
+    /// Renames a finished temp file to its object path; removes it on failure.
+    private func place(_ temp: String, at target: String) throws {
+        do {
+            try TreeOperations.makeDirectory(FileSystem.parentDirectory(target))
+            try TreeOperations.rename(temp, to: target)
+        } catch {
+            unlink(temp)
+            throw error
+        }
     }
 
     private func newIncomingFile() throws -> (fd: Int32, path: String) {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Containers
 import PropertyList
+import Preferences
 
 /// A participant that hands out a fixed payload and records restores.
 final class RecordingParticipant: AppDataParticipant, @unchecked Sendable {
@@ -193,6 +194,39 @@ struct BackupFixture {
         #expect(f.s.entries(f.store.incomingDirectory).isEmpty)
     }
 
+    @Test func aBackupFailingPartWayWritesNoManifestAndLeavesEarlierBackupsValid() throws {
+        let f = try BackupFixture()
+        let first = try f.manager.backup(f.bundle.identifier)
+        // A new file whose object directory cannot be created: the backup
+        // fails after storing other objects, before its manifest.
+        try f.s.write("new bug", to: f.home.documents + "/bug2.txt")
+        let blocked = FileSystem_parent(f.store.objectPath(ContentHash(of: Array("new bug".utf8))))
+        try? FileManager.default.removeItem(atPath: blocked)
+        try f.s.write("not a directory", to: blocked)
+        #expect(throws: ContainersError.system(SystemError_("mkdir", path: blocked, errno: EEXIST))) {
+            try f.manager.backup(f.bundle.identifier)
+        }
+        #expect(try f.store.manifests(of: f.bundle.identifier) == [first.manifestPath])
+        #expect(f.s.entries(f.store.incomingDirectory).isEmpty)
+        #expect(try f.store.readManifest(first.manifestPath) == first.manifest)
+        unlink(blocked)
+        let second = try f.manager.backup(f.bundle.identifier)
+        #expect(second.filesRead == 1 && second.bytesStored == 7)
+        #expect(f.s.entries(f.store.incomingDirectory).isEmpty)
+        let restored = try f.manager.restore(from: first.manifestPath)
+        #expect(!FileSystem_exists(restored.home.documents + "/bug2.txt"))
+        #expect(f.s.read(restored.home.documents + "/bug1.txt") == "a scary bug")
+    }
+
+    @Test func aBackupFromAnotherDeviceRestoresAndSaysSo() throws {
+        let f = try BackupFixture()
+        let backup = try f.manager.backup(f.bundle.identifier)
+        try f.s.write("00000000-0000-4000-8000-000000000000\n", to: f.s.root + "/Library/Preferences/ByHost/.HostIdentifier")
+        let report = try f.manager.restore(from: backup.manifestPath)
+        #expect(report.fromAnotherDevice)
+        #expect(f.s.read(report.home.documents + "/bug1.txt") == "a scary bug")
+    }
+
     @Test func aDamagedPreviousManifestOnlyCostsRereading() throws {
         let f = try BackupFixture()
         let first = try f.manager.backup(f.bundle.identifier)
@@ -271,6 +305,12 @@ struct BackupFixture {
         #expect(try without.restore(from: backup.manifestPath).participantFailures
                 == ["the backup holds keychain data, but no keychain is available here; it was not restored"])
     }
+}
+
+func FileSystem_parent(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
+
+func SystemError_(_ operation: String, path: String, errno: Int32) -> Preferences.SystemError {
+    Preferences.SystemError(operation, path: path, errno: errno)
 }
 
 func HostIdentifier_load(_ root: String) throws -> String {
