@@ -44,11 +44,16 @@ cp -a "$home/Documents" "$work/peer-documents"
 peer_update=$(ms_since "$t")
 rm -rf "$work/peer-documents"
 
+# Inodes before and after, checked independently of what apphome reports.
+inodes_before=$(find "$home/Documents" -type f -printf '%f %i\n' | sort | md5sum)
 t=$(now)
 update=$("$apphome" --root "$root" update "$top/examples/ScaryBugs-v2/ScaryBugs.app")
 update_ms=$(ms_since "$t")
 copied=$(sed -n 's/.*(\([0-9]*\) bytes copied).*/\1/p' <<<"$update")
-echo "update:  apphome update ${update_ms} ms, user data copied: ${copied} bytes | peer cp -a Documents: ${peer_update} ms, ${bytes} bytes copied"
+new_home=$("$apphome" --root "$root" container "$id" data)
+inodes_after=$(find "$new_home/Documents" -type f -printf '%f %i\n' | sort | md5sum)
+[[ $inodes_before == "$inodes_after" ]] && same="every file kept its inode (renamed)" || same="INODES CHANGED (copied)"
+echo "update:  apphome update ${update_ms} ms, user data copied: ${copied} bytes, ${same} | peer cp -a Documents: ${peer_update} ms, ${bytes} bytes copied"
 
 home=$("$apphome" --root "$root" container "$id" data)
 t=$(now)

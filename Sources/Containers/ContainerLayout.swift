@@ -6,6 +6,7 @@
 /// <root>/Applications/registry.plist   the registry (see Schemas/registry.md)
 /// <root>/Applications/.registry.lock   flock taken by every writer
 /// <root>/Hooks/uninstall.d/            executables run on uninstall
+/// <root>/Backups/                      the default backup store (``BackupStore``, Schemas/backup.md)
 /// ```
 public struct ContainerLayout: Sendable, Equatable {
     /// The AppHome root, without a trailing slash.
