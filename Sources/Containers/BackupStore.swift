@@ -141,16 +141,16 @@ public struct BackupStore: Sendable {
         if size <= Self.inMemoryLimit {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(size + 1)
-            try Self.readAll(fd, path: path) { chunk in bytes.append(contentsOf: chunk) }
+            try TreeOperations.readAll(fd, path: path) { chunk in bytes.append(contentsOf: chunk) }
             let hash = ContentHash(of: bytes)
             let target = objectPath(hash)
             if FileSystem.exists(target) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
-            try writeObject(to: target) { out, temp in try Self.writeAll(out, bytes, path: temp) }
+            try writeObject(to: target) { out, temp in try TreeOperations.writeAll(out, bytes, path: temp) }
             return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, directoryWritten: FileSystem.parentDirectory(target))
         }
         let first = ContentHasher()
         var count = 0
-        try Self.readAll(fd, path: path) { chunk in
+        try TreeOperations.readAll(fd, path: path) { chunk in
             first.update(chunk); count += chunk.count
         }
         let hash = first.finish()
@@ -163,9 +163,9 @@ public struct BackupStore: Sendable {
         var written = 0
         do {
             defer { close(temp.fd) }
-            try Self.readAll(fd, path: path) { chunk in
+            try TreeOperations.readAll(fd, path: path) { chunk in
                 second.update(chunk)
-                try Self.writeAll(temp.fd, chunk, path: temp.path)
+                try TreeOperations.writeAll(temp.fd, chunk, path: temp.path)
                 written += chunk.count
             }
             guard fsync(temp.fd) == 0 else { throw SystemError("fsync", path: temp.path, errno: errno) }
@@ -216,31 +216,5 @@ public struct BackupStore: Sendable {
             if errno != EEXIST { throw SystemError("create", path: path, errno: errno) }
         }
         throw SystemError("create", path: incomingDirectory, errno: EEXIST)
-    }
-
-    /// Reads `fd` to its end in 1 MiB chunks.
-    static func readAll(_ fd: Int32, path: String, _ body: ([UInt8]) throws -> Void) throws {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read", path: path, errno: errno)
-            }
-            if n == 0 { return }
-            try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
-        }
-    }
-
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("write", path: path, errno: errno)
-            }
-            offset += n
-        }
     }
 }

@@ -179,30 +179,16 @@ extension ContainerManager {
         return report
     }
 
-    /// `UTIME_OMIT` from `<sys/stat.h>` (a macro Swift does not import).
-    static let utimeOmit = (1 << 30) - 2
-
     /// Copies the object at `object` to a new file `target` with the
     /// entry's mode and modification time, `fsync`s it, and returns the
     /// hash of what was copied.
     static func materialize(_ object: String, to target: String, entry: BackupEntry) throws -> ContentHash {
-        let input = open(object, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw SystemError("open", path: object, errno: errno) }
-        defer { close(input) }
-        let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw SystemError("create", path: target, errno: errno) }
-        defer { close(output) }
         let hasher = ContentHasher()
-        try BackupStore.readAll(input, path: object) { chunk in
-            hasher.update(chunk)
-            try BackupStore.writeAll(output, chunk, path: target)
-        }
-        guard fchmod(output, mode_t(entry.mode & 0o777)) == 0 else { throw SystemError("chmod", path: target, errno: errno) }
-        var times = [timespec(tv_sec: 0, tv_nsec: Self.utimeOmit),
-                     timespec(tv_sec: Int(entry.modificationTime / 1_000_000_000), tv_nsec: Int(entry.modificationTime % 1_000_000_000))]
-        if times[1].tv_nsec < 0 { times[1].tv_sec -= 1; times[1].tv_nsec += 1_000_000_000 }
-        guard futimens(output, &times) == 0 else { throw SystemError("utimens", path: target, errno: errno) }
-        guard fsync(output) == 0 else { throw SystemError("fsync", path: target, errno: errno) }
+        let (seconds, nanoseconds) = entry.modificationTime.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let time = nanoseconds < 0 ? timespec(tv_sec: Int(seconds) - 1, tv_nsec: Int(nanoseconds) + 1_000_000_000)
+                                   : timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
+        _ = try TreeOperations.copyFile(object, to: target, mode: mode_t(entry.mode & 0o777), modificationTime: time,
+                                        observe: hasher.update)
         return hasher.finish()
     }
 
