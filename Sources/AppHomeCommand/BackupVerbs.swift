@@ -81,9 +81,10 @@ extension AppHomeCommand {
         return report.participantFailures.isEmpty ? 0 : 1
     }
 
-    /// `backups [<bundle-id>] [--from DIR]`.
+    /// `backups [<bundle-id>] [--from DIR] [--verify]`.
     func listBackups(_ args: [String]) throws -> Int32 {
-        let parsed = try scan(args, options: ["--from"])
+        let parsed = try scan(args, options: ["--from"], flags: ["--verify"])
+        let verify = parsed.flags.contains("--verify")
         let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
         let id = try ops.first.map { try BundleIdentifier($0) }
         let found = try manager.backups(in: parsed.values["--from"], of: id)
@@ -92,6 +93,13 @@ extension AppHomeCommand {
         for (path, result) in found {
             switch result {
             case .success(let m):
+                if verify {
+                    do { _ = try manager.verifyBackup(at: path) } catch {
+                        console.err("apphome: \(error)\n")
+                        damaged += 1
+                        continue
+                    }
+                }
                 rows.append([m.bundleIdentifier.rawValue, m.displayVersion, Self.iso8601(m.creationTime),
                              String(m.fileCount), String(m.totalBytes), path])
             case .failure(let error):
@@ -106,6 +114,7 @@ extension AppHomeCommand {
             for i in 0..<5 { line += row[i] + String(repeating: " ", count: widths[i] - row[i].count + 2) }
             console.out(line + row[5] + "\n")
         }
+        if verify && damaged == 0 { console.out("verified \(rows.count - 1) backups: every stored file matches its checksum\n") }
         return damaged == 0 ? 0 : 1
     }
 }

@@ -19,7 +19,9 @@ enum HelpText {
                                          restore a backup (a manifest path, or a bundle id for its
                                          newest backup in DIR) into a new home; --app installs the
                                          bundle too; a damaged backup is refused, nothing changes
-      backups [<bundle-id>] [--from DIR] list backups
+      backups [<bundle-id>] [--from DIR] [--verify]
+                                         list backups; --verify reads every stored file
+                                         and checks it against its checksum
       help                               print this help
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,

@@ -86,6 +86,39 @@ public struct BackupStore: Sendable {
         return try BackupManifest(decoding: bytes, path: path)
     }
 
+    /// Opens the backup whose manifest is at `path`
+    /// (`<store>/<bundle-id>/<name>.plist`): reads and checks the manifest,
+    /// checks that it is the backup of the app its folder names, and that
+    /// every object it names is present with the right size. The objects'
+    /// contents are not read.
+    ///
+    /// - Returns: the store the manifest is in, and the manifest.
+    /// - Throws: ``ContainersError/backupMissing(path:)``,
+    ///   ``ContainersError/backupDamaged(path:reason:)``,
+    ///   ``ContainersError/backupVersionTooNew(path:found:supported:)``,
+    ///   ``ContainersError/backupOfAnotherApp(path:found:expected:)``.
+    static func openBackup(_ path: String) throws(ContainersError) -> (BackupStore, BackupManifest) {
+        let folder = FileSystem.parentDirectory(path)
+        let store = BackupStore(directory: FileSystem.parentDirectory(folder))
+        let manifest = try store.readManifest(path)
+        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: reason) }
+        guard let folderID = try? BundleIdentifier(FileSystem.lastComponent(folder)) else {
+            throw damaged("it is not in a backup directory's <bundle-id>/ folder")
+        }
+        guard folderID == manifest.bundleIdentifier else {
+            throw .backupOfAnotherApp(path: path, found: manifest.bundleIdentifier.rawValue, expected: folderID.rawValue)
+        }
+        for e in manifest.entries {
+            guard case .file(let hash, let size) = e.kind else { continue }
+            var st = stat()
+            guard lstat(store.objectPath(hash), &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+                throw damaged("the stored copy of \(e.path) is missing")
+            }
+            guard Int(st.st_size) == size else { throw damaged("\(e.path) does not match its checksum") }
+        }
+        return (store, manifest)
+    }
+
     /// A new manifest path for a backup of `identifier` taken at `time`:
     /// `<stamp>.plist`, or `<stamp>-<n>.plist` when that name is taken.
     func newManifestPath(for identifier: BundleIdentifier, at time: PlistDate) -> String {

@@ -72,17 +72,8 @@ extension ContainerManager {
     public func restore(from manifestPath: String, bundle: AppBundle? = nil) throws(ContainersError) -> RestoreReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
-        let store = BackupStore(directory: FileSystem.parentDirectory(FileSystem.parentDirectory(manifestPath)))
-        let manifest = try store.readManifest(manifestPath)
+        let (store, manifest) = try BackupStore.openBackup(manifestPath)
         func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: manifestPath, reason: reason) }
-
-        let folder = FileSystem.lastComponent(FileSystem.parentDirectory(manifestPath))
-        guard let folderID = try? BundleIdentifier(folder) else {
-            throw damaged("it is not in a backup directory's <bundle-id>/ folder")
-        }
-        guard folderID == manifest.bundleIdentifier else {
-            throw .backupOfAnotherApp(path: manifestPath, found: manifest.bundleIdentifier.rawValue, expected: folderID.rawValue)
-        }
         if let bundle, bundle.identifier != manifest.bundleIdentifier {
             throw .backupOfAnotherApp(path: manifestPath, found: manifest.bundleIdentifier.rawValue, expected: bundle.identifier.rawValue)
         }
@@ -92,15 +83,8 @@ extension ContainerManager {
         let bundleName = bundle?.name ?? previous!.bundleName
         let bundleSource = bundle?.path ?? layout.home(uuid: previous!.homeUUID, bundleName: previous!.bundleName).app
 
-        // Cheap checks first, so a damaged backup is refused before any copying.
-        for e in manifest.entries {
-            if e.path == bundleName { throw damaged("entry '\(e.path)' is in a directory that is never backed up") }
-            guard case .file(let hash, let size) = e.kind else { continue }
-            var st = stat()
-            guard lstat(store.objectPath(hash), &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
-                throw damaged("the stored copy of \(e.path) is missing")
-            }
-            guard Int(st.st_size) == size else { throw damaged("\(e.path) does not match its checksum") }
+        if manifest.entries.contains(where: { $0.path == bundleName }) {
+            throw damaged("entry '\(bundleName)' is in a directory that is never backed up")
         }
 
         let uuid = makeUUID()
@@ -190,6 +174,31 @@ extension ContainerManager {
         _ = try TreeOperations.copyFile(object, to: target, mode: mode_t(entry.mode & 0o777), modificationTime: time,
                                         observe: hasher.update)
         return hasher.finish()
+    }
+
+    /// Checks the backup at `manifestPath` completely without restoring it:
+    /// everything ``restore(from:bundle:)`` checks before it changes
+    /// anything, including the hash of every object.
+    ///
+    /// - Returns: the manifest.
+    /// - Throws: the errors of ``restore(from:bundle:)`` about the backup.
+    public func verifyBackup(at manifestPath: String) throws(ContainersError) -> BackupManifest {
+        let (store, manifest) = try BackupStore.openBackup(manifestPath)
+        var checked: Set<ContentHash> = []
+        for e in manifest.entries {
+            guard case .file(let hash, _) = e.kind, checked.insert(hash).inserted else { continue }
+            let hasher = ContentHasher()
+            try containersErrors {
+                let fd = open(store.objectPath(hash), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else { throw SystemError("open", path: store.objectPath(hash), errno: errno) }
+                defer { close(fd) }
+                try TreeOperations.readAll(fd, path: store.objectPath(hash)) { hasher.update($0) }
+            }
+            guard hasher.finish() == hash else {
+                throw .backupDamaged(path: manifestPath, reason: "\(e.path) does not match its checksum")
+            }
+        }
+        return manifest
     }
 
     /// The backups in the store at `directory`, oldest first per app, apps

@@ -28,6 +28,9 @@ import Containers
         #expect(first.out == "backed up com.example.ScaryBugs 1.0 (1) to \(manifest)\n1 files, 12 bytes: 1 read, 12 bytes stored in 1 new objects\n")
         let second = w.apphome("backup", "com.example.ScaryBugs")
         #expect(second.out.hasSuffix("\n1 files, 12 bytes: 0 read, 0 bytes stored in 0 new objects\n"))
+        let verified = w.apphome("backups", "--verify")
+        #expect(verified.status == 0 && verified.err.isEmpty)
+        #expect(verified.out.hasSuffix("\nverified 2 backups: every stored file matches its checksum\n"))
 
         let list = w.apphome("backups")
         #expect(list.status == 0)
@@ -75,6 +78,10 @@ import Containers
         let object = objects + "/" + sub + "/" + (try FileManager.default.contentsOfDirectory(atPath: objects + "/" + sub)[0])
         try Data("a scary bag\n".utf8).write(to: URL(fileURLWithPath: object))
         let manifest = w.root + "/Backups/com.example.ScaryBugs/" + manifests(w.root + "/Backups")[0]
+        let verified = w.apphome("backups", "--verify")
+        #expect(verified.status == 1)
+        #expect(verified.out == "BUNDLE ID  VERSION  TAKEN  FILES  BYTES  BACKUP\n")
+        #expect(verified.err == "apphome: backup \(manifest) is damaged: Documents/bug1.txt does not match its checksum\n")
         let r = w.apphome("restore", manifest)
         #expect(r.status == 1)
         #expect(r.out.isEmpty)
@@ -123,7 +130,7 @@ import Containers
         let out = World().apphome("help").out
         #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR]\n"))
         #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>]\n"))
-        #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] list backups\n"))
+        #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] [--verify]\n"))
     }
 }
 

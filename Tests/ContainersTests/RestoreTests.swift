@@ -25,6 +25,12 @@ import PropertyList
         #expect(f.s.homes == [report.entry.homeUUID])
     }
 
+    @Test func verifyReadsEveryObjectOfAGoodBackup() throws {
+        let f = try BackupFixture()
+        let backup = try f.manager.backup(f.bundle.identifier)
+        #expect(try f.manager.verifyBackup(at: backup.manifestPath) == backup.manifest)
+    }
+
     @Test func restoredFilesKeepTheirModeAndModificationTime() throws {
         let f = try BackupFixture()
         let file = f.home.documents + "/bug1.txt"
@@ -153,6 +159,9 @@ import PropertyList
             expected = damaged("entry 'Library/Caches' is in a directory that is never backed up")
         }
         let before = f.snapshot()
+        if bundle == nil {
+            #expect(throws: expected) { try f.manager.verifyBackup(at: manifestPath) }
+        }
         #expect(throws: expected) { try f.manager.restore(from: manifestPath, bundle: bundle) }
         #expect(f.snapshot() == before, "nothing under the root changed")
         // Not installed, with the bundle: still refused, still nothing installed.
