@@ -84,8 +84,12 @@ printf '\n# Documents in the restored home %s:\n' "$restored"
 for f in "$restored"/Documents/*; do printf '#   %s: %s\n' "${f##*/}" "$(cat "$f")"; done
 step "$defaults" read com.example.ScaryBugs lastBug
 echo
-echo '# a damaged backup is refused and nothing changes: flip one byte of a stored file'
-object=$(find "$root/Backups/objects" -type f ! -path '*/.incoming/*' | head -1)
+echo '# a damaged backup is refused and nothing changes: flip one byte of the stored bug1.txt'
+# Objects are named by the BLAKE2b-256 of their contents.
+hash=$(python3 -c 'import hashlib, sys; print(hashlib.blake2b(open(sys.argv[1], "rb").read(), digest_size=32).hexdigest())' \
+    "$restored/Documents/bug1.txt")
+object=$root/Backups/objects/${hash:0:2}/${hash:2}
+printf '# %s\n' "${object#"$root"/}"
 printf '\x00' | dd of="$object" bs=1 seek=0 count=1 conv=notrunc status=none
 printf '$ %s\n' "$apphome restore com.example.ScaryBugs"
 "$apphome" restore com.example.ScaryBugs || echo "exit status: $?"
