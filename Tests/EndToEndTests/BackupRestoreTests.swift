@@ -67,4 +67,44 @@ struct BackupRestoreTests {
         try root.expectOutput(["read", Self.bundleID, "lastBug"], "Centipede\n")
         #expect(try apphome(root, ["uninstall", Self.bundleID]).status == 0)
     }
+
+    /// `kill -9` at several moments of a backup: every manifest left is
+    /// valid and complete (`backups --verify`), the first backup restores,
+    /// and the next backup cleans up and works.
+    @Test func aBackupKilledAtAnyMomentLeavesEveryBackupValid() throws {
+        let root = try TempRoot()
+        let v1 = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try #require(try apphome(root, ["install", v1]).status == 0)
+        let home = try dataContainer(root)
+        let chunk = Data((0..<32_768).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        for i in 0..<300 { try chunk.write(to: URL(fileURLWithPath: home + "/Documents/f\(i)")) }
+        let first = try apphome(root, ["backup", Self.bundleID])
+        try #require(first.status == 0, "\(first)")
+        let firstManifest = String(first.stdout.split(separator: "\n")[0].split(separator: " ").last!)
+        let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("apphome")
+        for delay: UInt32 in [0, 2_000, 10_000, 40_000, 120_000] {
+            let home = try dataContainer(root)
+            for i in 0..<300 {
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: home + "/Documents/f\(i)"))
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("\(delay)".utf8))
+                try handle.close()
+            }
+            let running = try Subprocess.start(binary, ["--root", root.root.path, "backup", Self.bundleID],
+                                               environment: root.environment(), ioDirectory: root.io)
+            usleep(delay)
+            running.kill()
+            _ = try running.finish()
+            let verified = try apphome(root, ["backups", "--verify"])
+            #expect(verified.status == 0 && verified.stderr.isEmpty, "killed after \(delay) µs: \(verified)")
+        }
+        let restore = try apphome(root, ["restore", firstManifest])
+        #expect(restore.status == 0, "\(restore)")
+        let restored = try dataContainer(root)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: restored + "/Documents/f299")) == chunk)
+        let after = try apphome(root, ["backup", Self.bundleID])
+        #expect(after.status == 0, "\(after)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/objects/.incoming").isEmpty)
+        #expect(try apphome(root, ["uninstall", Self.bundleID]).status == 0)
+    }
 }
