@@ -45,7 +45,7 @@ extension AppHomeCommand {
             console.out("\(m.fileCount) files, \(m.totalBytes) bytes: \(r.filesRead) read, \(r.bytesStored) bytes stored in \(r.objectsStored) new objects\n")
             if !r.excluded.isEmpty { console.out("excluded (marked \(ContainerManager.excludeFromBackupAttribute)): \(r.excluded.joined(separator: ", "))\n") }
             for path in r.skipped {
-                console.err("apphome: warning: \(m.bundleIdentifier): \(path) is not a file, directory or link; not backed up\n")
+                console.err("apphome: warning: \(m.bundleIdentifier): \(path) is not a file, directory or link, or its name is not UTF-8; not backed up\n")
             }
         }
     }

@@ -20,7 +20,8 @@ extension ContainerManager {
         public var bytesStored: Int
         /// New objects written.
         public var objectsStored: Int
-        /// Items neither file, directory nor link (sockets, FIFOs, devices): not backed up.
+        /// Items neither file, directory nor link (sockets, FIFOs, devices),
+        /// and names that are not UTF-8: not backed up.
         public var skipped: [String]
         /// Items the app marked with ``ContainerManager/excludeFromBackupAttribute``, not backed up.
         public var excluded: [String]
@@ -189,8 +190,11 @@ struct HomeWalker {
             let path = dir + "/" + name
             var st = stat()
             guard lstat(path, &st) == 0 else {
-                if errno == ENOENT { continue }   // removed while we walked
-                throw SystemError("lstat", path: path, errno: errno)
+                if errno != ENOENT { throw SystemError("lstat", path: path, errno: errno) }
+                // Removed while we walked, or a name that is not UTF-8 (read
+                // back with U+FFFD, so it names nothing): report the latter.
+                if name.unicodeScalars.contains("\u{FFFD}") { skipped.append(rel) }
+                continue
             }
             let mode = UInt32(st.st_mode) & 0o7777
             if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, ContainerManager.excludeFromBackupAttribute, nil, 0) >= 0 {

@@ -263,6 +263,18 @@ struct BackupFixture {
         #expect(report.manifest.fileCount == 4)
     }
 
+    @Test func fifosAndNamesThatAreNotUTF8AreReportedNotBackedUp() throws {
+        let f = try BackupFixture()
+        mkfifo(f.home.documents + "/pipe", 0o600)
+        let bad: [CChar] = Array((f.home.documents + "/bad-").utf8CString.dropLast()) + [CChar(bitPattern: 0xFF), 0]
+        let fd = open(bad, O_WRONLY | O_CREAT, 0o600)
+        try #require(fd >= 0)
+        close(fd)
+        let report = try f.manager.backup(f.bundle.identifier)
+        #expect(report.skipped == ["Documents/bad-\u{FFFD}", "Documents/pipe"])
+        #expect(report.manifest.fileCount == 5)
+    }
+
     @Test func backupOfAnAppThatIsNotInstalledFails() throws {
         let f = try BackupFixture()
         #expect(throws: ContainersError.notInstalled("com.example.None")) { try f.manager.backup(try BundleIdentifier("com.example.None")) }
