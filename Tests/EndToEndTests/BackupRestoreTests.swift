@@ -107,4 +107,37 @@ struct BackupRestoreTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/objects/.incoming").isEmpty)
         #expect(try apphome(root, ["uninstall", Self.bundleID]).status == 0)
     }
+
+    /// `kill -9` at several moments of a restore: the registry names either
+    /// the old home with all of its data or the new one with all of the
+    /// backup's, never a half-built home.
+    @Test func aRestoreKilledAtAnyMomentLeavesTheOldOrTheNewHomeWhole() throws {
+        let root = try TempRoot()
+        let v1 = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try #require(try apphome(root, ["install", v1]).status == 0)
+        let home = try dataContainer(root)
+        for i in 0..<300 { try Data("backed up \(i)".utf8).write(to: URL(fileURLWithPath: home + "/Documents/f\(i)")) }
+        try #require(try apphome(root, ["backup", Self.bundleID]).status == 0)
+        let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("apphome")
+        for delay: UInt32 in [0, 2_000, 10_000, 40_000, 120_000] {
+            let current = try dataContainer(root)
+            for i in 0..<300 { try Data("changed \(i)".utf8).write(to: URL(fileURLWithPath: current + "/Documents/f\(i)")) }
+            let running = try Subprocess.start(binary, ["--root", root.root.path, "restore", Self.bundleID],
+                                               environment: root.environment(), ioDirectory: root.io)
+            usleep(delay)
+            running.kill()
+            _ = try running.finish()
+            let now = try dataContainer(root)
+            let contents = Set((0..<300).map { i in
+                (try? String(contentsOfFile: now + "/Documents/f\(i)", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "missing"
+            })
+            #expect(contents == ["changed"] || contents == ["backed"], "killed after \(delay) µs: \(contents)")
+        }
+        #expect(try apphome(root, ["uninstall", Self.bundleID]).status == 0)
+        // Homes a killed restore left (orphans, for `doctor`) hold read-only bundles.
+        let applications = root.root.path + "/Applications"
+        for sub in (try? FileManager.default.subpathsOfDirectory(atPath: applications)) ?? [] {
+            chmod(applications + "/" + sub, 0o700)
+        }
+    }
 }
