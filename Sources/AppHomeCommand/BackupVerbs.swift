@@ -42,7 +42,8 @@ extension AppHomeCommand {
         for r in reports {
             let m = r.manifest
             console.out("backed up \(m.bundleIdentifier) \(m.displayVersion) to \(r.manifestPath)\n")
-            console.out("\(m.fileCount) files, \(m.totalBytes) bytes: \(r.filesRead) read, \(r.bytesStored) bytes stored in \(r.objectsStored) new objects\n")
+            console.out("\(Self.count(m.fileCount, "file")), \(m.totalBytes) bytes: \(r.filesRead) read, "
+                        + "\(r.bytesStored) bytes stored in \(Self.count(r.objectsStored, "new object"))\n")
             if !r.excluded.isEmpty { console.out("excluded (marked \(ContainerManager.excludeFromBackupAttribute)): \(r.excluded.joined(separator: ", "))\n") }
             for path in r.skipped {
                 console.err("apphome: warning: \(m.bundleIdentifier): \(path) is not a file, directory or link, or its name is not UTF-8; not backed up\n")
@@ -72,7 +73,7 @@ extension AppHomeCommand {
         let device = report.fromAnotherDevice ? "on another device (\(m.deviceIdentifier))" : "on this device"
         console.out("restored \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
         console.out("from \(report.manifestPath): backup of \(m.displayVersion) taken \(Self.iso8601(m.creationTime)) \(device)\n")
-        console.out("\(report.filesRestored) files, \(report.bytesRestored) bytes; Library/Caches and tmp start empty\n")
+        console.out("\(Self.count(report.filesRestored, "file")), \(report.bytesRestored) bytes; Library/Caches and tmp start empty\n")
         for note in report.notes { console.out("note: \(note)\n") }
         if let leftover = report.leftoverHome {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
@@ -114,7 +115,12 @@ extension AppHomeCommand {
             for i in 0..<5 { line += row[i] + String(repeating: " ", count: widths[i] - row[i].count + 2) }
             console.out(line + row[5] + "\n")
         }
-        if verify && damaged == 0 { console.out("verified \(rows.count - 1) backups: every stored file matches its checksum\n") }
+        if verify && damaged == 0 {
+            console.out("verified \(Self.count(rows.count - 1, "backup")): every stored file matches its checksum\n")
+        }
         return damaged == 0 ? 0 : 1
     }
+
+    /// `1 file`, `2 files`.
+    static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
 }

@@ -25,9 +25,9 @@ import Containers
         #expect(first.status == 0, "\(first.err)")
         let name = try #require(manifests(w.root + "/Backups").first)
         let manifest = w.root + "/Backups/com.example.ScaryBugs/" + name
-        #expect(first.out == "backed up com.example.ScaryBugs 1.0 (1) to \(manifest)\n1 files, 12 bytes: 1 read, 12 bytes stored in 1 new objects\n")
+        #expect(first.out == "backed up com.example.ScaryBugs 1.0 (1) to \(manifest)\n1 file, 12 bytes: 1 read, 12 bytes stored in 1 new object\n")
         let second = w.apphome("backup", "com.example.ScaryBugs")
-        #expect(second.out.hasSuffix("\n1 files, 12 bytes: 0 read, 0 bytes stored in 0 new objects\n"))
+        #expect(second.out.hasSuffix("\n1 file, 12 bytes: 0 read, 0 bytes stored in 0 new objects\n"))
         let verified = w.apphome("backups", "--verify")
         #expect(verified.status == 0 && verified.err.isEmpty)
         #expect(verified.out.hasSuffix("\nverified 2 backups: every stored file matches its checksum\n"))
@@ -49,7 +49,7 @@ import Containers
         let out = restored.out.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(out[0] == "restored com.example.ScaryBugs 2.0 (2) at \(home)")
         #expect(out[1].hasPrefix("from \(manifest): backup of 1.0 (1) taken 20") && out[1].hasSuffix("Z on this device"))
-        #expect(out[2] == "1 files, 12 bytes; Library/Caches and tmp start empty")
+        #expect(out[2] == "1 file, 12 bytes; Library/Caches and tmp start empty")
         #expect(w.read(home + "/Documents/bug1.txt") == "a scary bug\n")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: home + "/Library/Caches")) ?? ["?"]).isEmpty)
     }
