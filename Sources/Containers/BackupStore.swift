@@ -178,7 +178,7 @@ public struct BackupStore: Sendable {
             let hash = ContentHash(of: bytes)
             let target = objectPath(hash)
             if FileSystem.exists(target) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
-            try writeObject(to: target) { out, temp in try TreeOperations.writeAll(out, bytes, path: temp) }
+            try writeObject(hash, to: target) { out, temp in try TreeOperations.writeAll(out, bytes, path: temp) }
             return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, directoryWritten: FileSystem.parentDirectory(target))
         }
         let first = ContentHasher()
@@ -192,7 +192,7 @@ public struct BackupStore: Sendable {
         // The file may change between the passes: the object is named by
         // what the second pass actually copied.
         let second = ContentHasher()
-        let temp = try newIncomingFile()
+        let temp = try newIncomingFile(for: hash)
         var written = 0
         do {
             defer { close(temp.fd) }
@@ -217,8 +217,8 @@ public struct BackupStore: Sendable {
     }
 
     /// Writes a new object at `target` through a temp file in `.incoming`.
-    private func writeObject(to target: String, _ body: (Int32, String) throws -> Void) throws {
-        let temp = try newIncomingFile()
+    private func writeObject(_ hash: ContentHash, to target: String, _ body: (Int32, String) throws -> Void) throws {
+        let temp = try newIncomingFile(for: hash)
         do {
             defer { close(temp.fd) }
             try body(temp.fd, temp.path)
@@ -241,13 +241,18 @@ public struct BackupStore: Sendable {
         }
     }
 
-    private func newIncomingFile() throws -> (fd: Int32, path: String) {
-        for _ in 0..<16 {
-            let path = incomingDirectory + "/" + ContentHash(of: FileSystem.randomBytes(16)).hex.prefix(24)
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd >= 0 { return (fd, path) }
-            if errno != EEXIST { throw SystemError("create", path: path, errno: errno) }
+    /// A new temp file in `.incoming`, named after the hash of what it is
+    /// about to hold: the lock holder is the only writer there, `open()`
+    /// emptied it, and a content already written this run is found in
+    /// `objects/` before a second temp file is made, so the name is free.
+    private func newIncomingFile(for hash: ContentHash) throws -> (fd: Int32, path: String) {
+        let path = incomingDirectory + "/" + hash.hex
+        var fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if fd < 0 && errno == EEXIST {   // left by a failed write whose clean-up failed too
+            unlink(path)
+            fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
-        throw SystemError("create", path: incomingDirectory, errno: EEXIST)
+        guard fd >= 0 else { throw SystemError("create", path: path, errno: errno) }
+        return (fd, path)
     }
 }
