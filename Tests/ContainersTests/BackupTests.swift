@@ -90,6 +90,14 @@ struct BackupFixture {
         #expect(ContentHash(bytes: [1, 2, 3]) == nil)
     }
 
+    @Test func manifestNamesSortByTimeThenSequence() {
+        #expect(BackupStore.stamp(fixedClock()) == "20270115T080000Z")
+        #expect(BackupStore.stamp(PlistDate(secondsSince1970: 0.999)) == "19700101T000000Z")
+        let names = ["20270115T080000Z-10.plist", "20270115T080001Z.plist", "20270115T080000Z-2.plist", "20270115T080000Z.plist"]
+        #expect(names.sorted { BackupStore.nameOrder($0) < BackupStore.nameOrder($1) }
+                == ["20270115T080000Z.plist", "20270115T080000Z-2.plist", "20270115T080000Z-10.plist", "20270115T080001Z.plist"])
+    }
+
     @Test func backupRecordsTheHomeMinusBundleCachesAndTmp() throws {
         let f = try BackupFixture()
         let report = try f.manager.backup(f.bundle.identifier)
