@@ -19,7 +19,9 @@ let package = Package(
         .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
-        .target(name: "Containers", dependencies: ["Preferences", "PropertyList"]),
+        // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
+        .systemLibrary(name: "CXattr"),
+        .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
         .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),

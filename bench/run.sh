@@ -5,6 +5,7 @@
 #   write   defaults write D K -int N  vs  gsettings set     vs  python3 plistlib read-modify-write
 #   start   defaults read D K: --static-swift-stdlib build vs a dynamic build
 #   codec   plistbench decode/encode (10 MB)  vs  python3 plistlib (bench/codec_peers.py)  vs  libplist
+#   containers  apphome update (1,000 files / 100 MiB) and first/second backup  vs  cp -a (bench/containers.sh)
 #
 # Called by `make bench` after `swift build -c release --static-swift-stdlib`.
 # Environment:
@@ -13,6 +14,7 @@
 #   DYNAMIC_SCRATCH  scratch path for that build (default .build/dynamic)
 #   SKIP_DYNAMIC=1   skip the start-up comparison
 #   SKIP_CODEC=1     skip the codec comparison
+#   SKIP_CONTAINERS=1  skip the update and backup figures
 #   CODEC_MB         size of the codec file (default 10)
 #   CODEC_RUNS       in-process runs of plistbench and plistlib (default 10 and 3)
 #   LIBPLIST_RUNS    runs of the libplist bench (default 1: its encoder takes ~20 s on 10 MB)
@@ -187,6 +189,12 @@ fi
 if [[ ${SKIP_APPHOME_UPDATE:-0} != 1 && -x $BIN_DIR/apphome ]]; then
     log "apphome update of 1,000 files / 100 MB in Documents vs cp -a"
     BIN_DIR=$BIN_DIR "$here/apphome_update.sh"
+fi
+
+# --- containers: update by rename, incremental backup (bench/containers.sh) ------------------
+if [[ ${SKIP_CONTAINERS:-0} != 1 ]]; then
+    log "containers: update of an app with ${FILES:-1000} files / ${MB:-100} MiB; first and second backup"
+    BIN_DIR=$BIN_DIR "$here/containers.sh" | tee "$WORK/containers.log"
 fi
 
 "$PYTHON" "$here/summarize.py" "$WORK"

@@ -65,6 +65,35 @@ printf '# Library/Caches is empty: %s
 ' "$(ls -A "$newhome/Library/Caches" | wc -l) files"
 step "$defaults" read com.example.ScaryBugs lastBug
 step "$apphome" run com.example.ScaryBugs -- sh -c 'echo "HOME=$HOME"; echo "TMPDIR=$TMPDIR"'
+
+echo
+echo "# backups: back up, uninstall, restore; Documents and preferences come back"
+step "$apphome" backup com.example.ScaryBugs
+echo "another scary bug" > "$newhome/Documents/bug2.txt"
+printf '\n# bug2.txt is new; the second backup stores only it\n'
+step "$apphome" backup com.example.ScaryBugs
+step "$apphome" backups
+step "$apphome" uninstall com.example.ScaryBugs
+printf '\n$ %s\n' "$defaults read com.example.ScaryBugs lastBug"
+"$defaults" read com.example.ScaryBugs lastBug || echo "exit status: $?"
+printf '\n$ %s\n' "$apphome restore com.example.ScaryBugs"
+"$apphome" restore com.example.ScaryBugs || echo "exit status: $?"
+step "$apphome" restore com.example.ScaryBugs --app "$here/ScaryBugs-v2/ScaryBugs.app"
+restored=$("$apphome" container com.example.ScaryBugs data)
+printf '\n# Documents in the restored home %s:\n' "$restored"
+for f in "$restored"/Documents/*; do printf '#   %s: %s\n' "${f##*/}" "$(cat "$f")"; done
+step "$defaults" read com.example.ScaryBugs lastBug
+echo
+echo '# a damaged backup is refused and nothing changes: flip one byte of the stored bug1.txt'
+# Objects are named by the BLAKE2b-256 of their contents.
+hash=$(python3 -c 'import hashlib, sys; print(hashlib.blake2b(open(sys.argv[1], "rb").read(), digest_size=32).hexdigest())' \
+    "$restored/Documents/bug1.txt")
+object=$root/Backups/objects/${hash:0:2}/${hash:2}
+printf '# %s\n' "${object#"$root"/}"
+printf '\x00' | dd of="$object" bs=1 seek=0 count=1 conv=notrunc status=none
+printf '$ %s\n' "$apphome restore com.example.ScaryBugs"
+"$apphome" restore com.example.ScaryBugs || echo "exit status: $?"
+step "$apphome" container com.example.ScaryBugs data
 step "$apphome" uninstall com.example.ScaryBugs
 printf '
 $ %s

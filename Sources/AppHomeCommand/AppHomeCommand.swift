@@ -84,6 +84,9 @@ public struct AppHomeCommand {
         case "info": try info(args)
         case "container", "get_app_container": try container(args)
         case "run": return try runCommand(args)
+        case "backup": try backup(args)
+        case "restore": return try restore(args)
+        case "backups": return try listBackups(args)
         default: throw CommandFailure.usage("unknown verb '\(verb)'")
         }
         return 0

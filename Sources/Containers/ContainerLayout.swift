@@ -10,6 +10,7 @@
 /// <root>/Shared/AppGroup/<UUID>/       an app-group container (0700)
 /// <root>/Recovered/<UUID>/             orphaned data `doctor` kept aside
 /// <root>/Hooks/uninstall.d/            executables run on uninstall
+/// <root>/Backups/                      the default backup store (``BackupStore``, Schemas/backup.md)
 /// ```
 public struct ContainerLayout: Sendable, Equatable {
     /// The AppHome root, without a trailing slash.

@@ -4,7 +4,7 @@ import Glibc
 import Preferences
 import PropertyList
 
-/// Installs, updates and uninstalls apps under one root.
+/// Installs, updates, uninstalls, backs up and restores apps under one root.
 ///
 /// Every change takes the registry lock for its whole duration, writes a
 /// journal (``Journal``) before it touches anything, and writes the

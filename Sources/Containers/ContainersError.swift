@@ -38,6 +38,20 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     /// An earlier install, update or uninstall was interrupted and its
     /// journal is still pending.
     case interruptedOperation(String)
+    /// A backup manifest or object that fails a check: the manifest, and why.
+    case backupDamaged(path: String, reason: String)
+    /// A backup manifest written by a newer AppHome.
+    case backupVersionTooNew(path: String, found: Int, supported: Int)
+    /// A backup (or a bundle given for it) of another app than expected.
+    case backupOfAnotherApp(path: String, found: String, expected: String)
+    /// No backup of the app in the backup directory.
+    case noBackup(identifier: String, directory: String)
+    /// Nothing readable at the path given as a backup.
+    case backupMissing(path: String)
+    /// A restore of an app that is not installed, without a bundle to install.
+    case restoreNeedsBundle(String)
+    /// An ``AppDataParticipant`` could not give its part of a backup.
+    case participantFailed(name: String, identifier: String, reason: String)
     /// An operating-system call failed.
     case system(SystemError)
 
@@ -71,6 +85,20 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "simulated crash after step \(step)"
         case .interruptedOperation(let what):
             return "\(what) was interrupted; run 'apphome doctor' to finish or undo it"
+        case .backupDamaged(let path, let reason):
+            return "backup \(path) is damaged: \(reason)"
+        case .backupVersionTooNew(let path, let found, let supported):
+            return "backup \(path) has format version \(found), but this AppHome reads only up to version \(supported); use a newer apphome"
+        case .backupOfAnotherApp(let path, let found, let expected):
+            return "backup \(path) is of \(found), not \(expected)"
+        case .noBackup(let id, let directory):
+            return "no backup of \(id) in \(directory)"
+        case .backupMissing(let path):
+            return "no backup at \(path)"
+        case .restoreNeedsBundle(let id):
+            return "\(id) is not installed: install it with 'apphome install <Name.app>' first, or pass --app <Name.app> to restore"
+        case .participantFailed(let name, let id, let reason):
+            return "\(name) could not back up \(id): \(reason)"
         case .system(let error):
             return error.description
         }

@@ -43,36 +43,61 @@ enum TreeOperations {
         }
     }
 
-    private static func copyFile(_ source: String, to destination: String, mode: mode_t) throws -> Int {
+    /// Copies the regular file `source` to the new file `destination`
+    /// (created 0600 with `O_EXCL|O_NOFOLLOW`), passing every chunk to
+    /// `observe`; then sets `mode` and, if given, the modification time,
+    /// and `fsync`s it.
+    ///
+    /// - Returns: the number of bytes copied.
+    static func copyFile(_ source: String, to destination: String, mode: mode_t, modificationTime: timespec? = nil,
+                         observe: ([UInt8]) -> Void = { _ in }) throws -> Int {
         let input = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw SystemError("open", path: source, errno: errno) }
         defer { close(input) }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw SystemError("create", path: destination, errno: errno) }
         defer { close(output) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var total = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read", path: source, errno: errno)
-            }
-            if n == 0 { break }
-            var offset = 0
-            while offset < n {
-                let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, n - offset) }
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    throw SystemError("write", path: destination, errno: errno)
-                }
-                offset += w
-            }
-            total += n
+        try readAll(input, path: source) { chunk in
+            observe(chunk)
+            try writeAll(output, chunk, path: destination)
+            total += chunk.count
+        }
+        guard fchmod(output, mode) == 0 else { throw SystemError("chmod", path: destination, errno: errno) }
+        if let modificationTime {
+            // `UTIME_OMIT` (a macro Swift does not import) leaves the access time alone.
+            var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), modificationTime]
+            guard futimens(output, &times) == 0 else { throw SystemError("utimens", path: destination, errno: errno) }
         }
         guard fsync(output) == 0 else { throw SystemError("fsync", path: destination, errno: errno) }
-        guard fchmod(output, mode) == 0 else { throw SystemError("chmod", path: destination, errno: errno) }
         return total
+    }
+
+    /// Reads `fd` to its end in 1 MiB chunks.
+    static func readAll(_ fd: Int32, path: String, _ body: ([UInt8]) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path: path, errno: errno)
+            }
+            if n == 0 { return }
+            try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("write", path: path, errno: errno)
+            }
+            offset += n
+        }
     }
 
     /// Removes `path` and everything below it; a missing path is not an

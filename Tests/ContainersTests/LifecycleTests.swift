@@ -3,10 +3,11 @@ import Testing
 @testable import Containers
 import PropertyList
 
-/// The lifecycle matrix of `Schemas`/reference: each directory of a home
-/// across install, update and uninstall.
+/// The lifecycle matrix of `../shared/reference/lifecycle.md` §2: each
+/// directory of a home across install, update, uninstall, backup and
+/// restore (same device, after an uninstall, from the bundle source).
 @Suite struct LifecycleTests {
-    enum Event: String, CaseIterable, Sendable { case install, update, uninstall }
+    enum Event: String, CaseIterable, Sendable { case install, update, uninstall, backup, restore }
     enum Outcome: String, Sendable {
         /// Exists and is empty (a new directory).
         case created
@@ -18,20 +19,33 @@ import PropertyList
         case deleted
         /// The bundle of the new version, replaced whole.
         case replaced
+        /// Backup: the marker is in the manifest.
+        case included
+        /// Backup: nothing under the directory is in the manifest.
+        case excluded
+        /// Restore: the marker is back, with its contents, in the new home.
+        case restored
+        /// Restore: the bundle is installed again from the bundle source.
+        case reinstalled
     }
-
-    static let directories = ["Sample.app", "Documents", "Library/Preferences", "Library/Application Support",
-                              "Library/Custom", "Library/Caches", "tmp"]
 
     static let matrix: [(String, Event, Outcome)] = [
         ("Sample.app", .install, .created), ("Sample.app", .update, .replaced), ("Sample.app", .uninstall, .deleted),
+        ("Sample.app", .backup, .excluded), ("Sample.app", .restore, .reinstalled),
         ("Documents", .install, .created), ("Documents", .update, .kept), ("Documents", .uninstall, .deleted),
-        ("Library/Preferences", .install, .created), ("Library/Preferences", .update, .kept), ("Library/Preferences", .uninstall, .deleted),
+        ("Documents", .backup, .included), ("Documents", .restore, .restored),
+        ("Library/Preferences", .install, .created), ("Library/Preferences", .update, .kept),
+        ("Library/Preferences", .uninstall, .deleted), ("Library/Preferences", .backup, .included),
+        ("Library/Preferences", .restore, .restored),
         ("Library/Application Support", .install, .created), ("Library/Application Support", .update, .kept),
-        ("Library/Application Support", .uninstall, .deleted),
+        ("Library/Application Support", .uninstall, .deleted), ("Library/Application Support", .backup, .included),
+        ("Library/Application Support", .restore, .restored),
         ("Library/Custom", .update, .kept), ("Library/Custom", .uninstall, .deleted),
+        ("Library/Custom", .backup, .included), ("Library/Custom", .restore, .restored),
         ("Library/Caches", .install, .created), ("Library/Caches", .update, .new), ("Library/Caches", .uninstall, .deleted),
+        ("Library/Caches", .backup, .excluded), ("Library/Caches", .restore, .new),
         ("tmp", .install, .created), ("tmp", .update, .new), ("tmp", .uninstall, .deleted),
+        ("tmp", .backup, .excluded), ("tmp", .restore, .new),
     ]
 
     @Test(arguments: matrix)
@@ -51,6 +65,7 @@ import PropertyList
                 #expect(s.entries(path).isEmpty)
                 #expect(mode(path) & 0o777 == 0o700)
             }
+            #expect(outcome == .created)
             return
         }
         let marker = oldHome.path + "/" + directory + "/marker"
@@ -70,6 +85,21 @@ import PropertyList
             #expect(!FileSystem_exists(oldHome.path))
             #expect(try manager.registry.read().entries.isEmpty)
             finalPath = oldHome.path + "/" + directory
+        case .backup:
+            let paths = try manager.backup(v1.identifier).manifest.entries.map(\.path)
+            let under = paths.filter { $0 == directory || $0.hasPrefix(directory + "/") }
+            switch outcome {
+            case .included: #expect(under == [directory, directory + "/marker"])
+            case .excluded: #expect(under.isEmpty)
+            default: Issue.record("not a backup outcome")
+            }
+            #expect(s.read(marker) == (directory.hasSuffix(".app") ? nil : directory), "a backup changes nothing")
+            return
+        case .restore:
+            let backup = try manager.backup(v1.identifier)
+            _ = try manager.uninstall(v1.identifier)
+            let report = try manager.restore(from: backup.manifestPath, bundle: v1)
+            finalPath = report.home.path + "/" + directory
         case .install:
             return
         }
@@ -85,8 +115,14 @@ import PropertyList
         case .replaced:
             #expect(s.read(finalPath + "/Resources/data.txt") == "two")
             #expect(try AppBundle(path: finalPath).version == "2")
-        case .created:
-            Issue.record("not an update or uninstall outcome")
+        case .restored:
+            #expect(s.read(finalPath + "/marker") == directory)
+            #expect(s.entries(finalPath) == ["marker"])
+        case .reinstalled:
+            #expect(s.read(finalPath + "/Resources/data.txt") == "one")
+            #expect(mode(finalPath) & 0o777 == 0o555)
+        case .created, .included, .excluded:
+            Issue.record("not an outcome of \(event)")
         }
     }
 

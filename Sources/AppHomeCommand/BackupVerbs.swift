@@ -1,0 +1,126 @@
+import CommandSupport
+import Containers
+
+extension AppHomeCommand {
+    /// Splits `args` into operands and the values of `options` (each taking
+    /// one value, as `--to DIR` or `--to=DIR`) and `flags`.
+    func scan(_ args: [String], options: [String], flags: [String] = []) throws(CommandFailure)
+        -> (operands: [String], values: [String: String], flags: Set<String>) {
+        var operands: [String] = []
+        var values: [String: String] = [:]
+        var set: Set<String> = []
+        var rest = args[...]
+        while let arg = rest.popFirst() {
+            if flags.contains(arg) {
+                set.insert(arg)
+            } else if let name = options.first(where: { arg == $0 || arg.hasPrefix($0 + "=") }) {
+                let value = arg == name ? rest.popFirst() : String(arg.dropFirst(name.count + 1))
+                guard let value, !value.isEmpty else { throw .usage("option \(name) needs a value") }
+                guard values[name] == nil else { throw .usage("option \(name) given twice") }
+                values[name] = value
+            } else if arg.hasPrefix("-") && arg != "-" {
+                throw .usage("unknown option '\(arg)'")
+            } else {
+                operands.append(arg)
+            }
+        }
+        return (operands, values, set)
+    }
+
+    /// `backup <bundle-id>|--all [--to DIR]`.
+    func backup(_ args: [String]) throws {
+        let parsed = try scan(args, options: ["--to"], flags: ["--all"])
+        let reports: [ContainerManager.BackupReport]
+        if parsed.flags.contains("--all") {
+            if let extra = parsed.operands.first { throw CommandFailure.usage("unexpected argument '\(extra)' with --all") }
+            reports = try manager.backupAll(to: parsed.values["--to"])
+            if reports.isEmpty { console.out("no apps installed; nothing to back up\n") }
+        } else {
+            let id = try BundleIdentifier(try operands(parsed.operands, ["bundle identifier or --all"])[0])
+            reports = [try manager.backup(id, to: parsed.values["--to"])]
+        }
+        for r in reports {
+            let m = r.manifest
+            console.out("backed up \(m.bundleIdentifier) \(m.displayVersion) to \(r.manifestPath)\n")
+            console.out("\(Self.count(m.fileCount, "file")), \(m.totalBytes) bytes: \(r.filesRead) read, "
+                        + "\(r.bytesStored) bytes stored in \(Self.count(r.objectsStored, "new object"))\n")
+            if !r.excluded.isEmpty { console.out("excluded (marked \(ContainerManager.excludeFromBackupAttribute)): \(r.excluded.joined(separator: ", "))\n") }
+            for path in r.skipped {
+                console.err("apphome: warning: \(m.bundleIdentifier): \(path) is not a file, directory or link, or its name is not UTF-8; not backed up\n")
+            }
+        }
+    }
+
+    /// `restore <backup> [--from DIR] [--app Name.app]`: `<backup>` is a
+    /// manifest path or a bundle id (its newest backup).
+    func restore(_ args: [String]) throws -> Int32 {
+        let parsed = try scan(args, options: ["--from", "--app"])
+        let given = try operands(parsed.operands, ["backup (a manifest path or a bundle identifier)"])[0]
+        let report: ContainerManager.RestoreReport
+        do {
+            let bundle = try parsed.values["--app"].map { try AppBundle(path: $0) }
+            let path: String
+            if given.contains("/") {
+                path = given
+            } else {
+                path = try manager.latestBackup(of: try BundleIdentifier(given), in: parsed.values["--from"])
+            }
+            report = try manager.restore(from: path, bundle: bundle)
+        } catch let error as ContainersError {
+            throw CommandFailure.failure("\(error); nothing was changed")
+        }
+        let m = report.manifest
+        let device = report.fromAnotherDevice ? "on another device (\(m.deviceIdentifier))" : "on this device"
+        console.out("restored \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
+        console.out("from \(report.manifestPath): backup of \(m.displayVersion) taken \(Self.iso8601(m.creationTime)) \(device)\n")
+        console.out("\(Self.count(report.filesRestored, "file")), \(report.bytesRestored) bytes; Library/Caches and tmp start empty\n")
+        for note in report.notes { console.out("note: \(note)\n") }
+        if let leftover = report.leftoverHome {
+            console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
+        }
+        for failure in report.participantFailures { console.err("apphome: \(failure)\n") }
+        return report.participantFailures.isEmpty ? 0 : 1
+    }
+
+    /// `backups [<bundle-id>] [--from DIR] [--verify]`.
+    func listBackups(_ args: [String]) throws -> Int32 {
+        let parsed = try scan(args, options: ["--from"], flags: ["--verify"])
+        let verify = parsed.flags.contains("--verify")
+        let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
+        let id = try ops.first.map { try BundleIdentifier($0) }
+        let found = try manager.backups(in: parsed.values["--from"], of: id)
+        var rows = [["BUNDLE ID", "VERSION", "TAKEN", "FILES", "BYTES", "BACKUP"]]
+        var damaged = 0
+        for (path, result) in found {
+            switch result {
+            case .success(let m):
+                if verify {
+                    do { _ = try manager.verifyBackup(at: path) } catch {
+                        console.err("apphome: \(error)\n")
+                        damaged += 1
+                        continue
+                    }
+                }
+                rows.append([m.bundleIdentifier.rawValue, m.displayVersion, Self.iso8601(m.creationTime),
+                             String(m.fileCount), String(m.totalBytes), path])
+            case .failure(let error):
+                console.err("apphome: \(error)\n")
+                damaged += 1
+            }
+        }
+        var widths = [Int](repeating: 0, count: 5)
+        for row in rows { for i in 0..<5 { widths[i] = max(widths[i], row[i].count) } }
+        for row in rows {
+            var line = ""
+            for i in 0..<5 { line += row[i] + String(repeating: " ", count: widths[i] - row[i].count + 2) }
+            console.out(line + row[5] + "\n")
+        }
+        if verify && damaged == 0 {
+            console.out("verified \(Self.count(rows.count - 1, "backup")): every stored file matches its checksum\n")
+        }
+        return damaged == 0 ? 0 : 1
+    }
+
+    /// `1 file`, `2 files`.
+    static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
+}

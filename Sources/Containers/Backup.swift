@@ -1,0 +1,255 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CXattr
+import Preferences
+import PropertyList
+
+extension ContainerManager {
+    /// What one backup did.
+    public struct BackupReport: Equatable, Sendable {
+        /// The manifest written.
+        public var manifestPath: String
+        public var manifest: BackupManifest
+        /// Files whose contents were read: new or changed since the previous
+        /// backup (the others matched it on size, times and inode).
+        public var filesRead: Int
+        /// Bytes of those files.
+        public var bytesRead: Int
+        /// Bytes written to new objects: 0 when nothing changed.
+        public var bytesStored: Int
+        /// New objects written.
+        public var objectsStored: Int
+        /// Items neither file, directory nor link (sockets, FIFOs, devices),
+        /// and names that are not UTF-8: not backed up.
+        public var skipped: [String]
+        /// Items the app marked with ``ContainerManager/excludeFromBackupAttribute``, not backed up.
+        public var excluded: [String]
+    }
+
+    /// The extended attribute that keeps an item (and everything under it)
+    /// out of backups, like `NSURLIsExcludedFromBackupKey` on iOS: any
+    /// value. Set it with `setfattr -n user.apphome.exclude-from-backup -v 1 PATH`.
+    public static let excludeFromBackupAttribute = "user.apphome.exclude-from-backup"
+
+    /// Marks `path` (a file or directory in a home) as left out of backups,
+    /// or clears the mark: what `URLResourceValues.isExcludedFromBackup`
+    /// does on iOS.
+    ///
+    /// - Throws: ``ContainersError/system(_:)`` (for example `ENOTSUP` on a
+    ///   file system without user extended attributes).
+    public static func setExcludedFromBackup(_ path: String, _ excluded: Bool) throws(ContainersError) {
+        if excluded {
+            guard setxattr(path, excludeFromBackupAttribute, "1", 1, 0) == 0 else {
+                throw .system(SystemError("setxattr", path: path, errno: errno))
+            }
+        } else if removexattr(path, excludeFromBackupAttribute) != 0 && errno != ENODATA {
+            throw .system(SystemError("removexattr", path: path, errno: errno))
+        }
+    }
+
+    /// The default backup directory, `<root>/Backups`.
+    public var defaultBackupDirectory: String { layout.root + "/Backups" }
+
+    /// Backs up the home of `identifier`, minus its bundle, `Library/Caches`
+    /// and `tmp`, into the store at `directory`.
+    ///
+    /// Incremental: a file whose size, modification and change times and
+    /// inode equal those in the app's newest backup in the store is not
+    /// read again (unless it was modified after that backup started, when
+    /// the times cannot be trusted); a file read again whose contents the
+    /// store already holds is not stored again. Participants' payloads go
+    /// into the manifest. Objects are durable before the manifest is
+    /// written (atomically), so a crash leaves the earlier backups valid.
+    ///
+    /// Holds the registry lock throughout (no update or uninstall moves the
+    /// home meanwhile), then the store's lock.
+    ///
+    /// - Parameters:
+    ///   - identifier: the installed app.
+    ///   - directory: the store; ``defaultBackupDirectory`` when `nil`.
+    /// - Throws: ``ContainersError/notInstalled(_:)``,
+    ///   ``ContainersError/participantFailed(name:identifier:reason:)``,
+    ///   ``ContainersError/system(_:)``.
+    public func backup(_ identifier: BundleIdentifier, to directory: String? = nil) throws(ContainersError) -> BackupReport {
+        let lock = try registry.lock()
+        defer { lock.unlock() }
+        let entry = try entry(for: identifier)
+        let store = BackupStore(directory: directory ?? defaultBackupDirectory)
+        let storeLock = try store.open()
+        defer { storeLock.unlock() }
+        return try backup(entry, into: store)
+    }
+
+    /// Backs up every installed app, in bundle-id order, into one store.
+    ///
+    /// - Returns: one report per app.
+    public func backupAll(to directory: String? = nil) throws(ContainersError) -> [BackupReport] {
+        let lock = try registry.lock()
+        defer { lock.unlock() }
+        let store = BackupStore(directory: directory ?? defaultBackupDirectory)
+        let storeLock = try store.open()
+        defer { storeLock.unlock() }
+        var reports: [BackupReport] = []
+        for entry in try registry.read().sortedEntries { reports.append(try backup(entry, into: store)) }
+        return reports
+    }
+
+    private func backup(_ entry: RegistryEntry, into store: BackupStore) throws(ContainersError) -> BackupReport {
+        let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        let started = now()
+        let device = try hostIdentifier()
+        var payloads: [String: [UInt8]] = [:]
+        for participant in participants {
+            do {
+                if let payload = try participant.backupPayload(for: entry) { payloads[participant.name] = payload }
+            } catch {
+                throw .participantFailed(name: participant.name, identifier: entry.bundleIdentifier.rawValue, reason: "\(error)")
+            }
+        }
+        let previous = newestReadableManifest(of: entry.bundleIdentifier, in: store)
+        var walker = HomeWalker(home: home, store: store, previous: previous)
+        try containersErrors { try walker.walk("") }
+        try containersErrors {
+            for dir in walker.directoriesWritten.sorted() { TreeOperations.syncDirectory(dir) }
+            TreeOperations.syncDirectory(store.objectsDirectory)
+        }
+        let manifest = BackupManifest(bundleIdentifier: entry.bundleIdentifier, bundleName: entry.bundleName,
+                                      version: entry.version, shortVersion: entry.shortVersion, deviceIdentifier: device,
+                                      creationTime: started, entries: walker.entries, participants: payloads)
+        let bytes = try manifest.encoded()
+        let path = store.newManifestPath(for: entry.bundleIdentifier, at: started)
+        try containersErrors {
+            try FileSystem.makeDirectories(store.manifestDirectory(for: entry.bundleIdentifier))
+            TreeOperations.syncDirectory(store.directory)
+            try FileSystem.writeAtomically(bytes, to: path)
+        }
+        return BackupReport(manifestPath: path, manifest: manifest, filesRead: walker.filesRead, bytesRead: walker.bytesRead,
+                            bytesStored: walker.bytesStored, objectsStored: walker.objectsStored, skipped: walker.skipped,
+                            excluded: walker.excluded)
+    }
+
+    /// The newest manifest of `identifier` that reads cleanly, for the
+    /// quick check; a damaged one is passed over (the next backup then
+    /// reads every file, which is slower but right).
+    func newestReadableManifest(of identifier: BundleIdentifier, in store: BackupStore) -> BackupManifest? {
+        guard let paths = try? store.manifests(of: identifier) else { return nil }
+        for path in paths.reversed() {
+            if let m = try? store.readManifest(path), m.bundleIdentifier == identifier { return m }
+        }
+        return nil
+    }
+
+    /// This root's device identifier (`HostIdentifier`), made on first use.
+    func hostIdentifier() throws(ContainersError) -> String {
+        do { return try HostIdentifier.loadOrCreate(root: layout.root) } catch {
+            if case .system(let e) = error { throw .system(e) }
+            throw .system(SystemError("\(error)", path: layout.root, errno: EIO))
+        }
+    }
+}
+
+/// Walks a home depth-first in byte order of names, storing what changed.
+struct HomeWalker {
+    let home: ApplicationHome
+    let store: BackupStore
+    /// Files of the previous backup by path, when their times can be trusted.
+    let reusable: [String: BackupEntry]
+    var entries: [BackupEntry] = []
+    var filesRead = 0
+    var bytesRead = 0
+    var bytesStored = 0
+    var objectsStored = 0
+    var skipped: [String] = []
+    var excluded: [String] = []
+    var directoriesWritten: Set<String> = []
+
+    init(home: ApplicationHome, store: BackupStore, previous: BackupManifest?) {
+        self.home = home
+        self.store = store
+        var reusable: [String: BackupEntry] = [:]
+        if let previous {
+            // Racy-file rule: a file modified in the same clock tick as the
+            // previous scan could change again without its times changing,
+            // so only files older than that scan's start are trusted.
+            let cutoff = Int64(previous.creationTime.secondsSince1970 * 1e9)
+            for e in previous.entries {
+                if case .file = e.kind, e.modificationTime < cutoff, e.changeTime < cutoff { reusable[e.path] = e }
+            }
+        }
+        self.reusable = reusable
+    }
+
+    /// Records the items under `relative` (`""` for the home).
+    mutating func walk(_ relative: String) throws {
+        let dir = relative.isEmpty ? home.path : home.path + "/" + relative
+        let names = try FileSystem.directoryEntries(dir).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for name in names {
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            if BackupManifest.isExcluded(rel, bundleName: home.bundleName) { continue }
+            let path = dir + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else {
+                if errno != ENOENT { throw SystemError("lstat", path: path, errno: errno) }
+                // Removed while we walked, or a name that is not UTF-8 (read
+                // back with U+FFFD, so it names nothing): report the latter.
+                if name.unicodeScalars.contains("\u{FFFD}") { skipped.append(rel) }
+                continue
+            }
+            let mode = UInt32(st.st_mode) & 0o7777
+            if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, ContainerManager.excludeFromBackupAttribute, nil, 0) >= 0 {
+                excluded.append(rel)
+                continue
+            }
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR:
+                entries.append(BackupEntry(path: rel, kind: .directory, mode: mode))
+                try walk(rel)
+            case S_IFLNK:
+                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let n = readlink(path, &buffer, buffer.count - 1)
+                guard n >= 0 else { throw SystemError("readlink", path: path, errno: errno) }
+                let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
+            case S_IFREG:
+                entries.append(try file(rel, path: path, st))
+            default:
+                skipped.append(rel)
+            }
+        }
+    }
+
+    private mutating func file(_ rel: String, path: String, _ st: stat) throws -> BackupEntry {
+        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        let ctime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+        let inode = UInt64(st.st_ino)
+        let mode = UInt32(st.st_mode) & 0o7777
+        if let old = reusable[rel], case .file(let hash, let size) = old.kind, size == Int(st.st_size),
+           old.modificationTime == mtime, old.changeTime == ctime, old.inode == inode {
+            var ost = stat()
+            if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == size {
+                return BackupEntry(path: rel, kind: old.kind, mode: mode, modificationTime: mtime, changeTime: ctime, inode: inode)
+            }
+        }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open", path: path, errno: errno) }
+        defer { close(fd) }
+        // Times from the open file, before reading: a write during the read
+        // makes them differ next time, so the file is read again then.
+        var fst = stat()
+        guard fstat(fd, &fst) == 0 else { throw SystemError("stat", path: path, errno: errno) }
+        guard fst.st_mode & S_IFMT == S_IFREG else { throw SystemError("open", path: path, errno: EINVAL) }
+        let ingested = try store.ingest(fd: fd, size: Int(fst.st_size), path: path)
+        filesRead += 1
+        bytesRead += ingested.size
+        bytesStored += ingested.storedBytes
+        if let d = ingested.directoryWritten {
+            objectsStored += 1
+            directoriesWritten.insert(d)
+        }
+        return BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(fst.st_mode) & 0o7777,
+                           modificationTime: Int64(fst.st_mtim.tv_sec) * 1_000_000_000 + Int64(fst.st_mtim.tv_nsec),
+                           changeTime: Int64(fst.st_ctim.tv_sec) * 1_000_000_000 + Int64(fst.st_ctim.tv_nsec),
+                           inode: UInt64(fst.st_ino))
+    }
+}

@@ -1,0 +1,251 @@
+import PropertyList
+
+/// One item of an app's home recorded in a backup.
+public struct BackupEntry: Equatable, Sendable {
+    /// What the item is, with what restoring it needs.
+    public enum Kind: Equatable, Sendable {
+        case directory
+        /// A regular file: its contents are the object named `hash`.
+        case file(hash: ContentHash, size: Int)
+        /// A symbolic link and its target, restored as written.
+        case symlink(target: String)
+    }
+
+    /// The path relative to the home, `/`-separated (`Documents/bug1.txt`).
+    public var path: String
+    public var kind: Kind
+    /// The permission bits (`st_mode & 0o7777`).
+    public var mode: UInt32
+    /// For files: what the next backup compares so that an unchanged file
+    /// is not read again (nanoseconds since 1970 and the inode number).
+    public var modificationTime: Int64 = 0
+    public var changeTime: Int64 = 0
+    public var inode: UInt64 = 0
+
+    public init(path: String, kind: Kind, mode: UInt32, modificationTime: Int64 = 0, changeTime: Int64 = 0, inode: UInt64 = 0) {
+        self.path = path
+        self.kind = kind
+        self.mode = mode
+        self.modificationTime = modificationTime
+        self.changeTime = changeTime
+        self.inode = inode
+    }
+}
+
+/// The manifest of one backup of one app: what was in its home, which
+/// object holds each file, and the payloads of ``AppDataParticipant``s.
+///
+/// The on-disk form is described in `Schemas/backup.md`: an envelope
+/// `{FormatVersion, Manifest = <data>, Checksum = <data>}` whose checksum
+/// covers the inner manifest's bytes, so an edit anywhere in it is found.
+public struct BackupManifest: Equatable, Sendable {
+    /// The format version this code writes, and the newest it reads.
+    public static let formatVersion = 1
+
+    public var bundleIdentifier: BundleIdentifier
+    /// The bundle directory's name when the backup was taken (not backed up).
+    public var bundleName: String
+    /// `CFBundleVersion` when the backup was taken.
+    public var version: String
+    /// `CFBundleShortVersionString`, if the bundle had one.
+    public var shortVersion: String?
+    /// The host identifier of the root the backup was taken from.
+    public var deviceIdentifier: String
+    /// When the backup started (files modified at or after this instant
+    /// are read again by the next backup, whatever their times say).
+    public var creationTime: PlistDate
+    /// The items, parents before children, in byte order of their paths.
+    public var entries: [BackupEntry]
+    /// Participant name → the bytes it gave (``AppDataParticipant/backupPayload(for:)``).
+    public var participants: [String: [UInt8]]
+
+    public init(bundleIdentifier: BundleIdentifier, bundleName: String, version: String, shortVersion: String?,
+                deviceIdentifier: String, creationTime: PlistDate, entries: [BackupEntry], participants: [String: [UInt8]]) {
+        self.bundleIdentifier = bundleIdentifier
+        self.bundleName = bundleName
+        self.version = version
+        self.shortVersion = shortVersion
+        self.deviceIdentifier = deviceIdentifier
+        self.creationTime = creationTime
+        self.entries = entries
+        self.participants = participants
+    }
+
+    /// `1.0 (1)`, or the build alone.
+    public var displayVersion: String {
+        if let short = shortVersion { return "\(short) (\(version))" }
+        return version
+    }
+
+    /// The regular files.
+    public var fileCount: Int { entries.reduce(0) { if case .file = $1.kind { return $0 + 1 }; return $0 } }
+
+    /// The bytes of all regular files.
+    public var totalBytes: Int {
+        entries.reduce(0) { if case .file(_, let size) = $1.kind { return $0 + size }; return $0 }
+    }
+
+    // MARK: Encoding
+
+    /// The file's bytes: the envelope as a binary property list.
+    public func encoded() throws(ContainersError) -> [UInt8] {
+        var items: [PlistValue] = []
+        items.reserveCapacity(entries.count)
+        for e in entries {
+            var d: [String: PlistValue] = ["Path": .string(e.path), "Mode": .integer(Int128(e.mode))]
+            switch e.kind {
+            case .directory:
+                d["Type"] = .string("directory")
+            case .file(let hash, let size):
+                d["Type"] = .string("file")
+                d["Hash"] = .data(hash.bytes)
+                d["Size"] = .integer(Int128(size))
+                d["ModificationTime"] = .integer(Int128(e.modificationTime))
+                d["ChangeTime"] = .integer(Int128(e.changeTime))
+                d["Inode"] = .integer(Int128(e.inode))
+            case .symlink(let target):
+                d["Type"] = .string("symlink")
+                d["Target"] = .string(target)
+            }
+            items.append(.dictionary(d))
+        }
+        var body: [String: PlistValue] = [
+            "BundleIdentifier": .string(bundleIdentifier.rawValue),
+            "BundleName": .string(bundleName),
+            "CFBundleVersion": .string(version),
+            "DeviceIdentifier": .string(deviceIdentifier),
+            "CreationTime": .date(creationTime),
+            "HashAlgorithm": .string(ContentHash.algorithm),
+            "Entries": .array(items),
+            "Participants": .dictionary(participants.mapValues { .data($0) }),
+        ]
+        if let s = shortVersion { body["CFBundleShortVersionString"] = .string(s) }
+        do {
+            let inner = try PlistCodec.encode(.dictionary(body), format: .binary)
+            let envelope: PlistValue = .dictionary([
+                "FormatVersion": .integer(Int128(Self.formatVersion)),
+                "Manifest": .data(inner),
+                "Checksum": .data(ContentHash(of: inner).bytes),
+            ])
+            return try PlistCodec.encode(envelope, format: .binary)
+        } catch {
+            throw .backupDamaged(path: "", reason: "cannot encode the manifest: \(error)")
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Reads a manifest file's bytes and checks everything that can be
+    /// checked without the objects: the version, the checksum, the types,
+    /// and that every path stays inside a home and outside what is never
+    /// backed up.
+    ///
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - path: the file, for messages.
+    /// - Throws: ``ContainersError/backupVersionTooNew(path:found:supported:)``,
+    ///   ``ContainersError/backupDamaged(path:reason:)``.
+    public init(decoding bytes: [UInt8], path: String) throws(ContainersError) {
+        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: reason) }
+        guard let envelope = try? PlistCodec.decode(bytes).dictionaryValue else {
+            throw damaged("the manifest is not a property list dictionary")
+        }
+        guard case .integer(let version)? = envelope["FormatVersion"] else { throw damaged("FormatVersion is missing") }
+        if version > Int128(Self.formatVersion) {
+            throw .backupVersionTooNew(path: path, found: version > Int128(Int.max) ? Int.max : Int(version),
+                                       supported: Self.formatVersion)
+        }
+        guard version >= 1 else { throw damaged("FormatVersion \(version) is not valid") }
+        guard case .data(let inner)? = envelope["Manifest"], case .data(let sum)? = envelope["Checksum"] else {
+            throw damaged("the manifest or its checksum is missing")
+        }
+        guard ContentHash(bytes: sum) == ContentHash(of: inner) else { throw damaged("the manifest does not match its checksum") }
+        guard let body = try? PlistCodec.decode(inner).dictionaryValue else { throw damaged("the manifest is not a dictionary") }
+
+        func string(_ key: String) throws(ContainersError) -> String {
+            guard case .string(let s)? = body[key] else { throw damaged("\(key) is missing") }
+            return s
+        }
+        guard case .string(ContentHash.algorithm)? = body["HashAlgorithm"] else {
+            throw damaged("HashAlgorithm is not \(ContentHash.algorithm)")
+        }
+        let idText = try string("BundleIdentifier")
+        guard let id = try? BundleIdentifier(idText) else { throw damaged("'\(idText)' is not a valid bundle identifier") }
+        let bundleName = try string("BundleName")
+        guard AppBundle.isValidBundleName(bundleName) else { throw damaged("BundleName '\(bundleName)' is not valid") }
+        guard case .date(let created)? = body["CreationTime"] else { throw damaged("CreationTime is missing") }
+        guard case .array(let items)? = body["Entries"] else { throw damaged("Entries is missing") }
+        guard case .dictionary(let parts)? = body["Participants"] else { throw damaged("Participants is missing") }
+        var participants: [String: [UInt8]] = [:]
+        for (name, value) in parts {
+            guard case .data(let payload) = value else { throw damaged("the payload of \(name) is not data") }
+            participants[name] = payload
+        }
+
+        var entries: [BackupEntry] = []
+        entries.reserveCapacity(items.count)
+        var directories: Set<String> = [""]
+        var seen: Set<String> = []
+        for item in items {
+            guard let d = item.dictionaryValue, case .string(let p)? = d["Path"] else { throw damaged("an entry has no Path") }
+            func int(_ key: String, _ range: ClosedRange<Int128>) throws(ContainersError) -> Int128 {
+                guard case .integer(let v)? = d[key], range.contains(v) else { throw damaged("\(p): \(key) is missing or out of range") }
+                return v
+            }
+            if let reason = Self.pathProblem(p, bundleName: bundleName) { throw damaged("entry '\(p)' \(reason)") }
+            guard seen.insert(p).inserted else { throw damaged("entry '\(p)' appears twice") }
+            guard directories.contains(Self.parent(p)) else { throw damaged("entry '\(p)' is not inside a directory listed before it") }
+            let mode = UInt32(try int("Mode", 0...0o7777))
+            switch d["Type"] {
+            case .string("directory")?:
+                directories.insert(p)
+                entries.append(BackupEntry(path: p, kind: .directory, mode: mode))
+            case .string("file")?:
+                guard case .data(let h)? = d["Hash"], let hash = ContentHash(bytes: h) else { throw damaged("\(p): Hash is missing") }
+                let size = Int(try int("Size", 0...Int128(Int.max)))
+                let int64 = Int128(Int64.min)...Int128(Int64.max)
+                entries.append(BackupEntry(path: p, kind: .file(hash: hash, size: size), mode: mode,
+                                           modificationTime: Int64(try int("ModificationTime", int64)),
+                                           changeTime: Int64(try int("ChangeTime", int64)),
+                                           inode: UInt64(try int("Inode", 0...Int128(UInt64.max)))))
+            case .string("symlink")?:
+                guard case .string(let target)? = d["Target"], !target.isEmpty, !target.contains("\0") else {
+                    throw damaged("\(p): Target is missing")
+                }
+                entries.append(BackupEntry(path: p, kind: .symlink(target: target), mode: mode))
+            default:
+                throw damaged("\(p): Type is not directory, file or symlink")
+            }
+        }
+        self.init(bundleIdentifier: id, bundleName: bundleName, version: try string("CFBundleVersion"),
+                  shortVersion: { if case .string(let s)? = body["CFBundleShortVersionString"] { return s }; return nil }(),
+                  deviceIdentifier: try string("DeviceIdentifier"), creationTime: created,
+                  entries: entries, participants: participants)
+    }
+
+    /// Why `path` cannot be an entry of a backup, or `nil` when it can: it
+    /// must be relative, without `.`, `..` or empty components, and outside
+    /// the bundle, `Library/Caches` and `tmp`, which are never backed up.
+    static func pathProblem(_ path: String, bundleName: String) -> String? {
+        if path.isEmpty || path.utf8.count > 4096 || path.contains("\0") { return "is not a valid path" }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.utf8.count > 255 }) {
+            return "is not a relative path inside the home"
+        }
+        if parts[0] == "tmp" || parts[0] == Substring(bundleName) || (parts.count > 1 && parts[0] == "Library" && parts[1] == "Caches") {
+            return "is in a directory that is never backed up"
+        }
+        return nil
+    }
+
+    /// The directory part of a relative path (`""` for a top-level item).
+    static func parent(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    /// Whether the top-level entry `name` of a home is left out of backups.
+    static func isExcluded(_ relativePath: String, bundleName: String) -> Bool {
+        relativePath == bundleName || relativePath == "tmp" || relativePath == "Library/Caches"
+    }
+}

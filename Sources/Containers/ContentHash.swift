@@ -1,0 +1,78 @@
+import CSodium
+
+/// A BLAKE2b-256 digest of a file's contents (libsodium's
+/// `crypto_generichash`, 32 bytes, no key): the name of an object in a
+/// backup store and the checksum of a manifest.
+public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
+    /// The digest's length in bytes.
+    public static let byteCount = 32
+    /// The name written in manifests for the algorithm.
+    public static let algorithm = "BLAKE2b-256"
+
+    /// The 32 digest bytes.
+    public let bytes: [UInt8]
+
+    /// Wraps digest bytes; `nil` unless there are exactly 32.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        self.bytes = bytes
+    }
+
+    /// The digest of `data`.
+    public init(of data: [UInt8]) {
+        let hasher = ContentHasher()
+        data.withUnsafeBytes { hasher.update($0) }
+        self = hasher.finish()
+    }
+
+    /// Lowercase hexadecimal, 64 characters.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public var description: String { hex }
+}
+
+/// Feeds bytes to BLAKE2b-256 incrementally, so large files are hashed in
+/// small buffers.
+///
+/// A class because libsodium's state must stay at one 64-byte-aligned
+/// address between calls.
+final class ContentHasher {
+    private let state: UnsafeMutableRawPointer
+    private var finished = false
+
+    /// `sodium_init` once per process; it is safe to call again, but costs a lock.
+    private static let initialised: Bool = sodium_init() >= 0
+
+    init() {
+        precondition(Self.initialised, "libsodium could not be initialised")
+        state = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
+        _ = crypto_generichash_init(OpaquePointer(state), nil, 0, ContentHash.byteCount)
+    }
+
+    deinit { state.deallocate() }
+
+    func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        _ = crypto_generichash_update(OpaquePointer(state),
+                                      base.assumingMemoryBound(to: UInt8.self), UInt64(buffer.count))
+    }
+
+    func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The digest of everything fed so far. Call once.
+    func finish() -> ContentHash {
+        precondition(!finished, "ContentHasher.finish called twice")
+        finished = true
+        var out = [UInt8](repeating: 0, count: ContentHash.byteCount)
+        _ = crypto_generichash_final(OpaquePointer(state), &out, out.count)
+        return ContentHash(bytes: out)!
+    }
+}

@@ -1,0 +1,236 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+import PropertyList
+
+extension ContainerManager {
+    /// What a restore did.
+    public struct RestoreReport: Equatable, Sendable {
+        /// The manifest restored from.
+        public var manifestPath: String
+        public var manifest: BackupManifest
+        /// The entry the restore replaced; `nil` when the app was not installed.
+        public var previous: RegistryEntry?
+        /// The entry now installed.
+        public var entry: RegistryEntry
+        /// The new home holding the restored data.
+        public var home: ApplicationHome
+        public var filesRestored: Int
+        public var bytesRestored: Int
+        /// Whether the backup was taken on another device (another root's host identifier).
+        public var fromAnotherDevice: Bool
+        /// What participants reported (items skipped and why).
+        public var notes: [String]
+        /// Participants that failed, and payloads no participant took: data
+        /// in the backup that was not restored.
+        public var participantFailures: [String]
+        /// The replaced home, when it could not be removed after the switch.
+        public var leftoverHome: String?
+        public var leftoverReason: String?
+    }
+
+    /// The newest backup of `identifier` in the store at `directory`.
+    ///
+    /// - Throws: ``ContainersError/noBackup(identifier:directory:)``.
+    public func latestBackup(of identifier: BundleIdentifier, in directory: String? = nil) throws(ContainersError) -> String {
+        let store = BackupStore(directory: directory ?? defaultBackupDirectory)
+        guard let newest = try store.manifests(of: identifier).last else {
+            throw .noBackup(identifier: identifier.rawValue, directory: store.directory)
+        }
+        return newest
+    }
+
+    /// Restores the backup whose manifest is at `manifestPath`
+    /// (`<store>/<bundle-id>/<stamp>.plist`).
+    ///
+    /// The data goes into a **new** home, built beside the current one and
+    /// verified before anything changes: the manifest's version, checksum
+    /// and paths; its app against the folder it is in and against `bundle`;
+    /// every object's presence and size; then, while each object is copied
+    /// into the new home, its BLAKE2b-256 against the manifest. Any failure
+    /// removes the new home and throws: the installed app, its data and the
+    /// registry are exactly as they were. Then the registry is switched to
+    /// the new home (the commit point, atomic), the old home is removed, and
+    /// participants get their payloads.
+    ///
+    /// - Installed app, no `bundle`: the installed bundle is copied into the
+    ///   new home; the restored data replaces the old data; `Library/Caches`
+    ///   and `tmp` start empty.
+    /// - `bundle` given: it is installed in the new home (same bundle id as
+    ///   the backup), whether or not the app was installed.
+    /// - Not installed and no `bundle`: ``ContainersError/restoreNeedsBundle(_:)``.
+    ///
+    /// The app's version may differ from the backup's (data of version 1
+    /// restored into version 2, as after an update).
+    ///
+    /// - Throws: ``ContainersError/backupMissing(path:)``,
+    ///   ``ContainersError/backupDamaged(path:reason:)``,
+    ///   ``ContainersError/backupVersionTooNew(path:found:supported:)``,
+    ///   ``ContainersError/backupOfAnotherApp(path:found:expected:)``,
+    ///   ``ContainersError/restoreNeedsBundle(_:)``, ``ContainersError/system(_:)``.
+    public func restore(from manifestPath: String, bundle: AppBundle? = nil) throws(ContainersError) -> RestoreReport {
+        let lock = try registry.lock()
+        defer { lock.unlock() }
+        let (store, manifest) = try BackupStore.openBackup(manifestPath)
+        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: manifestPath, reason: reason) }
+        if let bundle, bundle.identifier != manifest.bundleIdentifier {
+            throw .backupOfAnotherApp(path: manifestPath, found: manifest.bundleIdentifier.rawValue, expected: bundle.identifier.rawValue)
+        }
+        var current = try registry.read()
+        let previous = current.entries[manifest.bundleIdentifier]
+        guard bundle != nil || previous != nil else { throw .restoreNeedsBundle(manifest.bundleIdentifier.rawValue) }
+        let bundleName = bundle?.name ?? previous!.bundleName
+        let bundleSource = bundle?.path ?? layout.home(uuid: previous!.homeUUID, bundleName: previous!.bundleName).app
+
+        if manifest.entries.contains(where: { $0.path == bundleName }) {
+            throw damaged("entry '\(bundleName)' is in a directory that is never backed up")
+        }
+
+        let uuid = makeUUID()
+        let home = layout.home(uuid: uuid, bundleName: bundleName)
+        var created = false
+        var files = 0
+        var bytes = 0
+        do throws(ContainersError) {
+            try containersErrors {
+                try TreeOperations.makeDirectory(layout.applicationsDirectory)
+                guard mkdir(home.path, 0o700) == 0 else { throw SystemError("mkdir", path: home.path, errno: errno) }
+                created = true
+                _ = try TreeOperations.copyReadOnly(bundleSource, to: home.app)
+                for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
+            }
+            var directories = [home.path, home.library]
+            for e in manifest.entries {
+                let target = home.path + "/" + e.path
+                switch e.kind {
+                case .directory:
+                    try containersErrors { try TreeOperations.makeDirectory(target) }
+                    directories.append(target)
+                case .symlink(let linkTarget):
+                    try containersErrors {
+                        guard symlink(linkTarget, target) == 0 else { throw SystemError("symlink", path: target, errno: errno) }
+                    }
+                case .file(let hash, let size):
+                    guard try containersErrors({ try Self.materialize(store.objectPath(hash), to: target, entry: e) }) == hash else {
+                        throw damaged("\(e.path) does not match its checksum")
+                    }
+                    files += 1
+                    bytes += size
+                }
+            }
+            try containersErrors { for dir in directories.reversed() { TreeOperations.syncDirectory(dir) } }
+            TreeOperations.syncDirectory(layout.applicationsDirectory)
+        } catch {
+            if created { try? TreeOperations.remove(home.path) }
+            throw error
+        }
+
+        // The app groups a given bundle declares that have no container yet.
+        var newGroups: [AppGroupIdentifier: String] = [:]
+        for group in bundle?.groups ?? [] where current.groups[group] == nil { newGroups[group] = makeUUID() }
+
+        // The commit point.
+        var entry: RegistryEntry
+        if let bundle { entry = makeEntry(bundle, uuid: uuid) } else { entry = previous!; entry.homeUUID = uuid }
+        current.entries[entry.bundleIdentifier] = entry
+        current.groups.merge(newGroups) { old, _ in old }
+        do {
+            try createGroupContainers(newGroups)
+            try registry.write(current)
+        } catch {
+            try? TreeOperations.remove(home.path)
+            removeGroupContainers(newGroups)
+            throw error
+        }
+
+        var report = RestoreReport(manifestPath: manifestPath, manifest: manifest, previous: previous, entry: entry, home: home,
+                                   filesRestored: files, bytesRestored: bytes,
+                                   fromAnotherDevice: (try? hostIdentifier()) != manifest.deviceIdentifier,
+                                   notes: [], participantFailures: [])
+        if let previous {
+            let old = layout.home(uuid: previous.homeUUID, bundleName: previous.bundleName)
+            do {
+                try containersErrors { try TreeOperations.remove(old.path) }
+                TreeOperations.syncDirectory(layout.applicationsDirectory)
+            } catch {
+                report.leftoverHome = old.path
+                report.leftoverReason = error.description
+            }
+        }
+        for name in manifest.participants.keys.sorted() {
+            guard let participant = participants.first(where: { $0.name == name }) else {
+                report.participantFailures.append("the backup holds \(name) data, but no \(name) is available here; it was not restored")
+                continue
+            }
+            do {
+                report.notes += try participant.restore(manifest.participants[name]!, for: entry)
+            } catch {
+                report.participantFailures.append("\(name) restore for \(entry.bundleIdentifier.rawValue) failed: \(error)")
+            }
+        }
+        return report
+    }
+
+    /// Copies the object at `object` to a new file `target` with the
+    /// entry's mode and modification time, `fsync`s it, and returns the
+    /// hash of what was copied.
+    static func materialize(_ object: String, to target: String, entry: BackupEntry) throws -> ContentHash {
+        let hasher = ContentHasher()
+        let (seconds, nanoseconds) = entry.modificationTime.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let time = nanoseconds < 0 ? timespec(tv_sec: Int(seconds) - 1, tv_nsec: Int(nanoseconds) + 1_000_000_000)
+                                   : timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
+        _ = try TreeOperations.copyFile(object, to: target, mode: mode_t(entry.mode & 0o777), modificationTime: time,
+                                        observe: hasher.update)
+        return hasher.finish()
+    }
+
+    /// Checks the backup at `manifestPath` completely without restoring it:
+    /// everything ``restore(from:bundle:)`` checks before it changes
+    /// anything, including the hash of every object.
+    ///
+    /// - Returns: the manifest.
+    /// - Throws: the errors of ``restore(from:bundle:)`` about the backup.
+    public func verifyBackup(at manifestPath: String) throws(ContainersError) -> BackupManifest {
+        let (store, manifest) = try BackupStore.openBackup(manifestPath)
+        var checked: Set<ContentHash> = []
+        for e in manifest.entries {
+            guard case .file(let hash, _) = e.kind, checked.insert(hash).inserted else { continue }
+            let hasher = ContentHasher()
+            try containersErrors {
+                let fd = open(store.objectPath(hash), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else { throw SystemError("open", path: store.objectPath(hash), errno: errno) }
+                defer { close(fd) }
+                try TreeOperations.readAll(fd, path: store.objectPath(hash)) { hasher.update($0) }
+            }
+            guard hasher.finish() == hash else {
+                throw .backupDamaged(path: manifestPath, reason: "\(e.path) does not match its checksum")
+            }
+        }
+        return manifest
+    }
+
+    /// The backups in the store at `directory`, oldest first per app, apps
+    /// in bundle-id order; each with its manifest or why it cannot be read.
+    public func backups(in directory: String? = nil, of identifier: BundleIdentifier? = nil)
+        throws(ContainersError) -> [(path: String, manifest: Result<BackupManifest, ContainersError>)] {
+        let store = BackupStore(directory: directory ?? defaultBackupDirectory)
+        let ids: [BundleIdentifier]
+        if let identifier { ids = [identifier] } else { ids = try store.identifiers() }
+        var result: [(path: String, manifest: Result<BackupManifest, ContainersError>)] = []
+        for id in ids {
+            for path in try store.manifests(of: id) {
+                do throws(ContainersError) {
+                    let m = try store.readManifest(path)
+                    if m.bundleIdentifier != id {
+                        throw ContainersError.backupOfAnotherApp(path: path, found: m.bundleIdentifier.rawValue, expected: id.rawValue)
+                    }
+                    result.append((path, .success(m)))
+                } catch {
+                    result.append((path, .failure(error)))
+                }
+            }
+        }
+        return result
+    }
+}

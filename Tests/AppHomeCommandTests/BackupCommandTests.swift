@@ -1,0 +1,144 @@
+import CommandSupport
+import Foundation
+import Testing
+@testable import AppHomeCommand
+import Containers
+
+@Suite struct BackupCommandTests {
+    /// Installs ScaryBugs 1.0 with a document; returns its home.
+    func installed(_ w: World) throws -> String {
+        #expect(w.apphome("install", w.v1).status == 0)
+        let home = String(w.apphome("container", "com.example.ScaryBugs", "data").out.dropLast())
+        try Data("a scary bug\n".utf8).write(to: URL(fileURLWithPath: home + "/Documents/bug1.txt"))
+        try Data("thumb".utf8).write(to: URL(fileURLWithPath: home + "/Library/Caches/thumb"))
+        return home
+    }
+
+    func manifests(_ dir: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir + "/com.example.ScaryBugs")) ?? []).sorted()
+    }
+
+    @Test func backupUninstallRestoreBringsDocumentsBack() throws {
+        let w = World()
+        _ = try installed(w)
+        let first = w.apphome("backup", "com.example.ScaryBugs")
+        #expect(first.status == 0, "\(first.err)")
+        let name = try #require(manifests(w.root + "/Backups").first)
+        let manifest = w.root + "/Backups/com.example.ScaryBugs/" + name
+        #expect(first.out == "backed up com.example.ScaryBugs 1.0 (1) to \(manifest)\n1 file, 12 bytes: 1 read, 12 bytes stored in 1 new object\n")
+        let second = w.apphome("backup", "com.example.ScaryBugs")
+        #expect(second.out.hasSuffix("\n1 file, 12 bytes: 0 read, 0 bytes stored in 0 new objects\n"))
+        let verified = w.apphome("backups", "--verify")
+        #expect(verified.status == 0 && verified.err.isEmpty)
+        #expect(verified.out.hasSuffix("\nverified 2 backups: every stored file matches its checksum\n"))
+
+        let list = w.apphome("backups")
+        #expect(list.status == 0)
+        let lines = list.out.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("BUNDLE ID              VERSION  TAKEN                 FILES  BYTES  BACKUP"))
+        #expect(lines[1].hasPrefix("com.example.ScaryBugs  1.0 (1)  ") && lines[1].hasSuffix("  1      12     \(manifest)"))
+
+        #expect(w.apphome("uninstall", "com.example.ScaryBugs").status == 0)
+        let refused = w.apphome("restore", "com.example.ScaryBugs")
+        #expect(refused.status == 1)
+        #expect(refused.err == "apphome: com.example.ScaryBugs is not installed: install it with 'apphome install <Name.app>' first, or pass --app <Name.app> to restore; nothing was changed\n")
+        let restored = w.apphome("restore", manifest, "--app", w.v2)
+        #expect(restored.status == 0, "\(restored.err)")
+        let home = String(w.apphome("container", "com.example.ScaryBugs", "data").out.dropLast())
+        let out = restored.out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(out[0] == "restored com.example.ScaryBugs 2.0 (2) at \(home)")
+        #expect(out[1].hasPrefix("from \(manifest): backup of 1.0 (1) taken 20") && out[1].hasSuffix("Z on this device"))
+        #expect(out[2] == "1 file, 12 bytes; Library/Caches and tmp start empty")
+        #expect(w.read(home + "/Documents/bug1.txt") == "a scary bug\n")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: home + "/Library/Caches")) ?? ["?"]).isEmpty)
+    }
+
+    @Test func backupAllToADirectoryAndRestoreTheNewestFromIt() throws {
+        let w = World()
+        let home = try installed(w)
+        let dir = w.base + "/usb"
+        let r = w.apphome("backup", "--all", "--to", dir)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(manifests(dir).count == 1)
+        try Data("changed".utf8).write(to: URL(fileURLWithPath: home + "/Documents/bug1.txt"))
+        #expect(w.apphome("restore", "com.example.ScaryBugs", "--from=" + dir).status == 0)
+        let newHome = String(w.apphome("container", "com.example.ScaryBugs", "data").out.dropLast())
+        #expect(w.read(newHome + "/Documents/bug1.txt") == "a scary bug\n")
+        #expect(w.apphome("restore", "com.example.ScaryBugs").err
+                == "apphome: no backup of com.example.ScaryBugs in \(w.root)/Backups; nothing was changed\n")
+    }
+
+    @Test func aTamperedBackupIsRefusedWithItsReason() throws {
+        let w = World()
+        let home = try installed(w)
+        #expect(w.apphome("backup", "com.example.ScaryBugs").status == 0)
+        let objects = w.root + "/Backups/objects"
+        let sub = try #require(try FileManager.default.contentsOfDirectory(atPath: objects).first { $0.count == 2 })
+        let object = objects + "/" + sub + "/" + (try FileManager.default.contentsOfDirectory(atPath: objects + "/" + sub)[0])
+        try Data("a scary bag\n".utf8).write(to: URL(fileURLWithPath: object))
+        let manifest = w.root + "/Backups/com.example.ScaryBugs/" + manifests(w.root + "/Backups")[0]
+        let verified = w.apphome("backups", "--verify")
+        #expect(verified.status == 1)
+        #expect(verified.out == "BUNDLE ID  VERSION  TAKEN  FILES  BYTES  BACKUP\n")
+        #expect(verified.err == "apphome: backup \(manifest) is damaged: Documents/bug1.txt does not match its checksum\n")
+        let r = w.apphome("restore", manifest)
+        #expect(r.status == 1)
+        #expect(r.out.isEmpty)
+        #expect(r.err == "apphome: backup \(manifest) is damaged: Documents/bug1.txt does not match its checksum; nothing was changed\n")
+        #expect(w.apphome("container", "com.example.ScaryBugs", "data").out == home + "\n")
+        #expect(w.read(home + "/Library/Caches/thumb") == "thumb")
+    }
+
+    @Test func aDamagedManifestMakesBackupsFail() throws {
+        let w = World()
+        _ = try installed(w)
+        #expect(w.apphome("backup", "com.example.ScaryBugs").status == 0)
+        let manifest = w.root + "/Backups/com.example.ScaryBugs/" + manifests(w.root + "/Backups")[0]
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: manifest))
+        let r = w.apphome("backups", "com.example.ScaryBugs")
+        #expect(r.status == 1)
+        #expect(r.out == "BUNDLE ID  VERSION  TAKEN  FILES  BYTES  BACKUP\n")
+        #expect(r.err == "apphome: backup \(manifest) is damaged: the manifest is not a property list dictionary\n")
+    }
+
+    @Test(arguments: [
+        (["backup"], 255, "apphome: missing bundle identifier or --all\n"),
+        (["backup", "--all", "com.example.ScaryBugs"], 255, "apphome: unexpected argument 'com.example.ScaryBugs' with --all\n"),
+        (["backup", "com.example.ScaryBugs", "--to"], 255, "apphome: option --to needs a value\n"),
+        (["backup", "com.example.ScaryBugs", "--to", "/a", "--to", "/b"], 255, "apphome: option --to given twice\n"),
+        (["backup", "com.example.ScaryBugs", "--into", "/a"], 255, "apphome: unknown option '--into'\n"),
+        (["backup", "com.example.ScaryBugs"], 1, "apphome: com.example.ScaryBugs is not installed\n"),
+        (["restore"], 255, "apphome: missing backup (a manifest path or a bundle identifier)\n"),
+        (["restore", "a.b", "c.d"], 255, "apphome: unexpected argument 'c.d'\n"),
+        (["restore", "/nowhere/a.b/x.plist"], 1, "apphome: no backup at /nowhere/a.b/x.plist; nothing was changed\n"),
+        (["restore", "a.b", "--app", "/nowhere/X.app"], 1,
+         "apphome: cannot use bundle /nowhere/X.app: it is not a directory; nothing was changed\n"),
+        (["backups", "a.b", "c.d"], 255, "apphome: unexpected argument 'c.d'\n"),
+    ] as [([String], Int32, String)])
+    func errorsHaveFixedMessagesAndStatuses(_ args: [String], _ status: Int32, _ firstLine: String) {
+        let w = World()
+        let r = w.apphome(args)
+        #expect(r.status == status)
+        #expect(r.out.isEmpty)
+        #expect(r.err.hasPrefix(firstLine))
+        #expect(r.err.contains("usage: apphome") == (status == 255))
+        #expect(!FileManager.default.fileExists(atPath: w.root + "/Backups/objects"))
+    }
+
+    @Test func helpListsTheBackupVerbs() {
+        let out = World().apphome("help").out
+        #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR]\n"))
+        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>]\n"))
+        #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] [--verify]\n"))
+    }
+}
+
+extension World {
+    func apphome(_ args: [String]) -> Result {
+        let console = CapturingConsole()
+        let status = AppHomeCommand.run(["--root", root] + args, environment: AppHomeEnvironment(variables: ["PATH": "/usr/bin:/bin"]),
+                                        console: console)
+        return Result(status: status, out: console.standardOutput, err: console.standardError)
+    }
+}
