@@ -1,5 +1,6 @@
 import CommandSupport
 import Containers
+import Keychain
 
 /// The `apphome` command: install, update and uninstall apps, show their
 /// paths, and run programs inside an app's home.
@@ -46,7 +47,8 @@ public struct AppHomeCommand {
             guard let root = root ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
-            let command = AppHomeCommand(manager: ContainerManager(root: root), environment: environment,
+            let keychain = KeychainParticipant(root: root, policy: environment.keychainKeyPolicy)
+            let command = AppHomeCommand(manager: ContainerManager(root: root, participants: [keychain]), environment: environment,
                                          console: console, hookTimeout: hookTimeout)
             return try command.perform(verb, Array(rest))
         } catch let failure as CommandFailure {

@@ -1,3 +1,5 @@
+import Keychain
+
 /// What the `apphome` command needs from the process environment, read
 /// once by `main` and passed in (libraries never call `getenv`).
 public struct AppHomeEnvironment: Sendable {
@@ -15,5 +17,13 @@ public struct AppHomeEnvironment: Sendable {
         if let x = variables["XDG_DATA_HOME"], x.hasPrefix("/") { return x + "/apphome" }
         if let h = variables["HOME"], !h.isEmpty { return h + "/.local/share/apphome" }
         return nil
+    }
+
+    /// Where a new keychain device root key goes: the Secret Service when a
+    /// session bus is set (`DBUS_SESSION_BUS_ADDRESS`), unless
+    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file.
+    public var keychainKeyPolicy: DeviceKeyPolicy {
+        DeviceKeyPolicy(secretServiceReachable: !(variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,
+                        forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file")
     }
 }
