@@ -80,8 +80,39 @@ public final class Keychain {
         return try body()
     }
 
+    var keysPath: String { directory + "/keys.plist" }
+
+    /// The key of `group`; `create` makes, wraps and records a new one
+    /// when there is none (the caller holds the lock).
+    func groupKey(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes), create: Bool) throws(KeychainError) -> SecureBytes? {
+        var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID)
+        if let w = table.wrapped[group.rawValue] {
+            return try KeyTable.unwrap(w, group: group, deviceID: device.record.deviceID, kek: device.kek, path: keysPath)
+        }
+        guard create else { return nil }
+        let akk = SecureBytes.random(count: Sodium.keyBytes)
+        table.wrapped[group.rawValue] = KeyTable.wrap(akk, group: group, deviceID: device.record.deviceID, kek: device.kek)
+        try table.write(path: keysPath)
+        return akk
+    }
+
+    /// The group's file, verified, or `nil` when it has none.
     func openGroup(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes)) throws(KeychainError) -> GroupFile? {
-        try GroupFile.read(group: group, path: groupPath(group), deviceID: device.record.deviceID, kek: device.kek)
+        let path = groupPath(group)
+        let bytes: [UInt8]?
+        do { bytes = try FileSystem.readFileIfPresent(path) } catch { throw .system(error) }
+        guard let bytes else { return nil }
+        guard let akk = try groupKey(group, device: device, create: false) else {
+            throw .corrupt(path: path, reason: "the key of access group '\(group.rawValue)' was destroyed (the group was removed); this file is a leftover copy")
+        }
+        return try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk)
+    }
+
+    /// The group's file, or a new empty one (the caller holds the lock).
+    func openOrCreateGroup(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes)) throws(KeychainError) -> GroupFile {
+        if let f = try openGroup(group, device: device) { return f }
+        let akk = try groupKey(group, device: device, create: true)!
+        return GroupFile.create(group: group, path: groupPath(group), deviceID: device.record.deviceID, groupKey: akk)
     }
 
     func groups(for query: ItemQuery, context: KeychainContext) throws(KeychainError) -> [AccessGroup] {
@@ -130,8 +161,7 @@ public final class Keychain {
         a.modificationDate = date
         try withLock { () throws(KeychainError) in
             let device = try loadDevice(create: true)!
-            let file = try openGroup(group, device: device)
-                ?? GroupFile.create(group: group, path: groupPath(group), deviceID: device.record.deviceID, kek: device.kek)
+            let file = try openOrCreateGroup(group, device: device)
             let tag = file.tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)
             if file.items.contains(where: { Sodium.equal($0.tag, tag) }) { throw .duplicateItem }
             let item = file.makeItem(a, secret: data, id: Sodium.randomBytes(16), generation: 1)
@@ -179,8 +209,7 @@ public final class Keychain {
             var files: [AccessGroup: GroupFile] = [:]
             func file(_ g: AccessGroup) throws(KeychainError) -> GroupFile {
                 if let f = files[g] { return f }
-                let f = try openGroup(g, device: device)
-                    ?? GroupFile.create(group: g, path: groupPath(g), deviceID: device.record.deviceID, kek: device.kek)
+                let f = try openOrCreateGroup(g, device: device)
                 files[g] = f
                 return f
             }
@@ -261,12 +290,18 @@ public final class Keychain {
         }.sorted()
     }
 
-    /// Destroys `groups`: their files (with the wrapped group keys in them)
-    /// are removed durably. Copies left elsewhere (old temp files,
-    /// snapshots) cannot be opened without the group key, which existed
-    /// only in those files, wrapped.
+    /// Destroys `groups` (crypto-shredding): their keys are removed from
+    /// `keys.plist` first, then their files. Copies of the files left
+    /// elsewhere (old temporary files, snapshots, backups outside AppHome)
+    /// cannot be opened without the keys. A deliberate AppHome backup
+    /// carries its own wrapped key and still restores on this device.
     public func shred(_ groups: [AccessGroup]) throws(KeychainError) {
         try withLock { () throws(KeychainError) in
+            if let device = try loadDevice(create: false) {
+                var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID)
+                for g in groups { table.wrapped[g.rawValue] = nil }
+                try table.write(path: keysPath)
+            }
             for g in groups {
                 do throws(SystemError) { try FileSystem.removeFile(groupPath(g)) } catch { throw .system(error) }
             }

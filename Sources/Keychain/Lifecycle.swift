@@ -7,11 +7,12 @@ extension Keychain {
     /// still sealed under this device's key, or `nil` when none has items.
     func backupPayload(groups: [AccessGroup]) throws(KeychainError) -> [UInt8]? {
         guard let record = try readRecord() else { return nil }
+        let table = try KeyTable.read(path: keysPath, deviceID: record.deviceID)
         var files: [String: PlistValue] = [:]
         for g in groups {
             let bytes: [UInt8]?
             do { bytes = try FileSystem.readFileIfPresent(groupPath(g)) } catch { throw .system(error) }
-            if let bytes { files[g.rawValue] = .data(bytes) }
+            if let bytes, let key = table.wrapped[g.rawValue] { files[g.rawValue] = .dictionary(["File": .data(bytes), "Key": .data(key)]) }
         }
         if files.isEmpty { return nil }
         let top: [String: PlistValue] = [
@@ -36,7 +37,8 @@ extension Keychain {
         var notes: [String] = []
         let thisDevice = try readRecord()?.deviceID
         for name in groups.keys.sorted() {
-            guard case .data(let bytes)? = groups[name], let group = try? AccessGroup(name) else {
+            guard case .dictionary(let entry)? = groups[name], case .data(let bytes)? = entry["File"], case .data(let wrappedKey)? = entry["Key"],
+                  let group = try? AccessGroup(name) else {
                 throw .corrupt(path: where_, reason: "the entry for group '\(name)' is malformed")
             }
             let count = Self.itemCount(bytes)
@@ -50,9 +52,10 @@ extension Keychain {
             }
             let restored = try withLock { () throws(KeychainError) -> Int in
                 let device = try loadDevice(create: false)!
-                let source = try GroupFile.decode(bytes, group: group, path: where_ + " (" + name + ")", deviceID: device.record.deviceID, kek: device.kek)
-                let target = try openGroup(group, device: device)
-                    ?? GroupFile.create(group: group, path: groupPath(group), deviceID: device.record.deviceID, kek: device.kek)
+                let path = where_ + " (" + name + ")"
+                let akk = try KeyTable.unwrap(wrappedKey, group: group, deviceID: device.record.deviceID, kek: device.kek, path: path)
+                let source = try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk)
+                let target = try openOrCreateGroup(group, device: device)
                 for i in source.items.indices {
                     let a = try source.attributes(at: i)
                     let secret = try source.secret(at: i)

@@ -13,8 +13,10 @@ struct StoredItem: Equatable {
     var secret: [UInt8]
 }
 
-/// An access group's file `<root>/Keychains/<group>.keychain`, opened:
-/// the group key unwrapped and checked, the file seal verified. See
+/// An access group's file `<root>/Keychains/<group>.keychain`, opened with
+/// its group key (kept apart, wrapped, in `keys.plist`, so that destroying
+/// the key makes every copy of this file unreadable): the key checked, the
+/// file seal verified. See
 /// `Schemas/keychain.md` for the format and the associated data.
 final class GroupFile {
     static let formatVersion = 1
@@ -28,26 +30,19 @@ final class GroupFile {
     let indexKey: SecureBytes
     let metaKey: SecureBytes
     let sealKey: SecureBytes
-    let wrappedGroupKey: [UInt8]
     let keyCheck: [UInt8]
     var items: [StoredItem]
     private var cache: [Int: ItemAttributes] = [:]
 
-    private init(group: AccessGroup, path: String, deviceID: String, groupKey: SecureBytes, wrapped: [UInt8], keyCheck: [UInt8], items: [StoredItem]) {
+    private init(group: AccessGroup, path: String, deviceID: String, groupKey: SecureBytes, keyCheck: [UInt8], items: [StoredItem]) {
         self.group = group; self.path = path; self.deviceID = deviceID; self.groupKey = groupKey
         self.indexKey = Sodium.deriveKey(groupKey, id: 1, context: "kcIndex_")
         self.metaKey = Sodium.deriveKey(groupKey, id: 2, context: "kcMeta__")
         self.sealKey = Sodium.deriveKey(groupKey, id: 3, context: "kcSeal__")
-        self.wrappedGroupKey = wrapped; self.keyCheck = keyCheck; self.items = items
+        self.keyCheck = keyCheck; self.items = items
     }
 
     // MARK: Associated data
-
-    static func groupKeyAD(group: AccessGroup, deviceID: String) -> [UInt8] {
-        var e = CanonicalEncoder()
-        e.append("AHKC/1"); e.append("group-key"); e.append(group.rawValue); e.append(deviceID)
-        return e.bytes
-    }
 
     static func keyCheckAD(group: AccessGroup) -> [UInt8] {
         var e = CanonicalEncoder()
@@ -80,24 +75,14 @@ final class GroupFile {
 
     // MARK: Create, read, write
 
-    /// A new, empty group with a fresh random group key wrapped by `kek`.
-    static func create(group: AccessGroup, path: String, deviceID: String, kek: SecureBytes) -> GroupFile {
-        let akk = SecureBytes.random(count: Sodium.keyBytes)
-        let wrapped = Sodium.seal(akk, key: kek, ad: groupKeyAD(group: group, deviceID: deviceID))
+    /// A new, empty group file for the group key `akk`.
+    static func create(group: AccessGroup, path: String, deviceID: String, groupKey akk: SecureBytes) -> GroupFile {
         let check = Sodium.seal(keyCheckConstant, key: akk, ad: keyCheckAD(group: group))
-        return GroupFile(group: group, path: path, deviceID: deviceID, groupKey: akk, wrapped: wrapped, keyCheck: check, items: [])
-    }
-
-    /// Reads and verifies the file, or `nil` when there is none.
-    static func read(group: AccessGroup, path: String, deviceID: String, kek: SecureBytes) throws(KeychainError) -> GroupFile? {
-        let bytes: [UInt8]?
-        do { bytes = try FileSystem.readFileIfPresent(path) } catch { throw .system(error) }
-        guard let bytes else { return nil }
-        return try decode(bytes, group: group, path: path, deviceID: deviceID, kek: kek)
+        return GroupFile(group: group, path: path, deviceID: deviceID, groupKey: akk, keyCheck: check, items: [])
     }
 
     /// Verifies and opens a group file's bytes (also those carried in a backup).
-    static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, kek: SecureBytes) throws(KeychainError) -> GroupFile {
+    static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, groupKey akk: SecureBytes) throws(KeychainError) -> GroupFile {
         func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
         guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
         guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
@@ -107,14 +92,12 @@ final class GroupFile {
         guard g == group.rawValue else { throw corrupt("it belongs to the access group '\(g)', not '\(group.rawValue)'") }
         guard case .string(let dev)? = top["DeviceID"] else { throw corrupt("DeviceID is missing") }
         guard dev == deviceID else { throw .wrongKey("\(path) was made on another device (\(dev))") }
-        guard case .data(let wrapped)? = top["GroupKey"], case .data(let check)? = top["KeyCheck"],
-              case .data(let seal)? = top["Seal"], case .array(let list)? = top["Items"] else {
-            throw corrupt("GroupKey, KeyCheck, Seal or Items is missing")
+        guard case .data(let check)? = top["KeyCheck"], case .data(let seal)? = top["Seal"], case .array(let list)? = top["Items"] else {
+            throw corrupt("KeyCheck, Seal or Items is missing")
         }
-        guard let akk = Sodium.open(wrapped, key: kek, ad: groupKeyAD(group: group, deviceID: deviceID)), akk.count == Sodium.keyBytes else {
-            throw corrupt("the group key does not open under this device's key")
+        guard Sodium.open(check, key: akk, ad: keyCheckAD(group: group)) != nil else {
+            throw corrupt("the group key check failed (the file does not belong to this group's key)")
         }
-        guard Sodium.open(check, key: akk, ad: keyCheckAD(group: group)) != nil else { throw corrupt("the group key check failed") }
         var items: [StoredItem] = []
         for (i, entry) in list.enumerated() {
             guard let d = entry.dictionaryValue, case .data(let id)? = d["ID"], id.count == 16,
@@ -125,7 +108,7 @@ final class GroupFile {
             }
             items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret))
         }
-        let file = GroupFile(group: group, path: path, deviceID: deviceID, groupKey: akk, wrapped: wrapped, keyCheck: check, items: items)
+        let file = GroupFile(group: group, path: path, deviceID: deviceID, groupKey: akk, keyCheck: check, items: items)
         guard Sodium.equal(file.computeSeal(), seal) else {
             throw corrupt("the file seal does not match (records changed, removed, added or reordered)")
         }
@@ -136,7 +119,7 @@ final class GroupFile {
     func computeSeal() -> [UInt8] {
         var e = CanonicalEncoder()
         e.append("AHKC/1"); e.append("seal"); e.append(group.rawValue); e.append(deviceID)
-        e.append(wrappedGroupKey); e.append(keyCheck); e.append(UInt64(items.count))
+        e.append(keyCheck); e.append(UInt64(items.count))
         for item in items {
             e.append(item.id); e.append(item.generation); e.append(item.tag); e.append(item.meta); e.append(item.key); e.append(item.secret)
         }
@@ -152,7 +135,6 @@ final class GroupFile {
             "FormatVersion": .integer(Int128(Self.formatVersion)),
             "AccessGroup": .string(group.rawValue),
             "DeviceID": .string(deviceID),
-            "GroupKey": .data(wrappedGroupKey),
             "KeyCheck": .data(keyCheck),
             "Items": .array(list),
             "Seal": .data(computeSeal()),
