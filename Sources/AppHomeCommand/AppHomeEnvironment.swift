@@ -21,9 +21,12 @@ public struct AppHomeEnvironment: Sendable {
 
     /// Where a new keychain device root key goes: the Secret Service when a
     /// session bus is set (`DBUS_SESSION_BUS_ADDRESS`), unless
-    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file.
+    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file. A key
+    /// fetched from the Secret Service stays in the kernel's user keyring
+    /// for `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
     public var keychainKeyPolicy: DeviceKeyPolicy {
         DeviceKeyPolicy(secretServiceReachable: !(variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,
-                        forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file")
+                        forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
+                        cacheSeconds: variables["APPHOME_KEYCHAIN_KEY_CACHE"].flatMap { UInt32($0) } ?? 300)
     }
 }

@@ -25,3 +25,34 @@ static inline void apphome_schema_table_add_string(GHashTable *table, const char
 
 /// The numeric value of the libsecret error domain (a function-like macro in C).
 static inline GQuark apphome_secret_error_quark(void) { return SECRET_ERROR; }
+
+// The kernel's user keyring (keyctl(2)), where `security` caches the device
+// root key for a short time. syscall(2) is variadic, so these wrap it.
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// Adds (or replaces) a "user" key `description` in the user keyring,
+/// readable by the user's processes, expiring after `seconds`. Returns the
+/// key id or -1 (errno set).
+static inline long apphome_keyring_store(const char *description, const void *payload, size_t length, unsigned seconds) {
+    long id = syscall(SYS_add_key, "user", description, payload, length, KEY_SPEC_USER_KEYRING);
+    if (id < 0) return -1;
+    syscall(SYS_keyctl, KEYCTL_SETPERM, id, 0x3f000000 | 0x000b0000); // possessor: all; user: view, read, search
+    syscall(SYS_keyctl, KEYCTL_SET_TIMEOUT, id, seconds);
+    return id;
+}
+
+/// Reads the "user" key `description` of the user keyring into `buffer`;
+/// returns its length or -1.
+static inline long apphome_keyring_read(const char *description, void *buffer, size_t length) {
+    long id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", description, 0);
+    if (id < 0) return -1;
+    return syscall(SYS_keyctl, KEYCTL_READ, id, buffer, length);
+}
+
+/// Removes the "user" key `description` from the user keyring, if any.
+static inline void apphome_keyring_remove(const char *description) {
+    long id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", description, 0);
+    if (id >= 0) syscall(SYS_keyctl, KEYCTL_INVALIDATE, id);
+}

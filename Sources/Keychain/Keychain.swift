@@ -60,7 +60,7 @@ public final class Keychain {
         if let device { return device }
         var pair: (DeviceRecord, SecureBytes)
         if let record = try readRecord() {
-            pair = (record, try DeviceKey.load(record, directory: directory, root: root))
+            pair = (record, try DeviceKey.load(record, directory: directory, root: root, cacheSeconds: policy.cacheSeconds))
         } else {
             guard create else { return nil }
             do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }

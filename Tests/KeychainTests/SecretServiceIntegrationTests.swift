@@ -64,4 +64,27 @@ struct SecretServiceIntegrationTests {
         #expect(try k.deviceKeyStore() == .file)
         #expect(s.files().contains("device.key"))
     }
+    /// The kernel-keyring cache of a key fetched from the Secret Service.
+    @Test(.enabled(if: KernelKeyCache.isAvailable(), "the kernel refuses keyctl(2) here"))
+    func aCachedKeyServesLookupsUntilForgottenAndIsAlwaysChecked() throws {
+        let s = KeychainScratch()
+        let policy = DeviceKeyPolicy(secretServiceReachable: true, cacheSeconds: 60)
+        let app = try context("com.example.A")
+        try Keychain(root: s.root, policy: policy, now: testClock).add(generic("alice", "svc"), data: secret("pw"), context: app)
+        let deviceID = try #require(try s.keychain().deviceID())
+        defer { KernelKeyCache.forget(deviceID: deviceID) }
+        // The first look-up fetches from the service and fills the cache.
+        #expect(text(try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app)[0].data) == "pw")
+        try SecretService.clear(schema: DeviceKey.schema, attributes: DeviceKey.serviceAttributes(root: s.root, deviceID: deviceID))
+        // The service item is gone, the cached key still opens the keychain ...
+        #expect(text(try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app)[0].data) == "pw")
+        // ... but not without the cache, and not once it is forgotten.
+        let expected = KeychainError.keyStoreUnavailable("the keychain records its key in the Secret Service, but the item for device \(deviceID) is gone")
+        #expect(throws: expected) { _ = try Keychain(root: s.root, policy: DeviceKeyPolicy(secretServiceReachable: true), now: testClock).copyMatching(query(), context: app) }
+        KernelKeyCache.forget(deviceID: deviceID)
+        #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app) }
+        // A wrong key in the cache is never used: it fails the key check.
+        KernelKeyCache.store("apphome-keychain:" + deviceID, SecureBytes.random(count: 32), seconds: 60)
+        #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app) }
+    }
 }

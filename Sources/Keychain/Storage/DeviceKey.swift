@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSecret
 import Preferences
 import PropertyList
 
@@ -21,10 +22,17 @@ public struct DeviceKeyPolicy: Sendable, Equatable {
     public var secretServiceReachable: Bool
     /// Forces the key file even when the Secret Service is reachable.
     public var forceFile: Bool
+    /// Seconds a key fetched from the Secret Service stays cached in the
+    /// kernel's user keyring (readable by the user's processes only, never
+    /// swapped), so that a command run many times does not ask the service
+    /// every time; 0 disables the cache. The cached key is checked against
+    /// the key-check value on every use.
+    public var cacheSeconds: UInt32
 
-    public init(secretServiceReachable: Bool, forceFile: Bool = false) {
+    public init(secretServiceReachable: Bool, forceFile: Bool = false, cacheSeconds: UInt32 = 0) {
         self.secretServiceReachable = secretServiceReachable
         self.forceFile = forceFile
+        self.cacheSeconds = cacheSeconds
     }
 
     /// The key file only; for tests and machines without a Secret Service.
@@ -84,8 +92,15 @@ enum DeviceKey {
         ["apphome-root": root, "apphome-device": deviceID]
     }
 
-    /// The key from `record`'s store, verified against its key-check value.
-    static func load(_ record: DeviceRecord, directory: String, root: String) throws(KeychainError) -> SecureBytes {
+    /// The key from `record`'s store (or the kernel cache), verified against its key-check value.
+    static func load(_ record: DeviceRecord, directory: String, root: String, cacheSeconds: UInt32 = 0) throws(KeychainError) -> SecureBytes {
+        let check = { (key: SecureBytes) -> Bool in
+            Sodium.open(record.keyCheck, key: Sodium.deriveKey(key, id: 2, context: "kcCheck_"), ad: checkAD(record.deviceID)) != nil
+        }
+        let cacheName = "apphome-keychain:" + record.deviceID
+        if record.store == .secretService && cacheSeconds > 0, let cached = KernelKeyCache.read(cacheName), check(cached) {
+            return cached
+        }
         let key: SecureBytes
         switch record.store {
         case .file:
@@ -105,10 +120,10 @@ enum DeviceKey {
             guard let k = fromHex(hex) else { throw .wrongKey("the Secret Service item does not hold a 32-byte key") }
             key = k
         }
-        let check = Sodium.deriveKey(key, id: 2, context: "kcCheck_")
-        guard Sodium.open(record.keyCheck, key: check, ad: checkAD(record.deviceID)) != nil else {
+        guard check(key) else {
             throw .wrongKey("the key-check value does not match (the key in the \(record.store == .file ? "key file" : "Secret Service") belongs to another keychain)")
         }
+        if record.store == .secretService && cacheSeconds > 0 { KernelKeyCache.store(cacheName, key, seconds: cacheSeconds) }
         return key
     }
 
@@ -189,5 +204,35 @@ enum DeviceKey {
             }
         }
         return ok ? out : nil
+    }
+}
+
+/// The kernel's user keyring as a short-lived cache of the device root key
+/// (`keyctl(2)`). Best effort: where the calls are refused (containers with
+/// a seccomp filter), nothing is cached.
+public enum KernelKeyCache {
+    static func read(_ name: String) -> SecureBytes? {
+        let buffer = SecureBytes(uninitializedCount: Sodium.keyBytes + 1)
+        let n = buffer.withUnsafeMutableBytes { apphome_keyring_read(name, $0.baseAddress, $0.count) }
+        guard n == Sodium.keyBytes else { return nil }
+        return buffer.prefix(Sodium.keyBytes)
+    }
+
+    static func store(_ name: String, _ key: SecureBytes, seconds: UInt32) {
+        _ = key.withUnsafeBytes { apphome_keyring_store(name, $0.baseAddress, $0.count, seconds) }
+    }
+
+    /// Whether the kernel lets this process use its user keyring.
+    public static func isAvailable() -> Bool {
+        let probe = SecureBytes.random(count: Sodium.keyBytes)
+        let name = "apphome-keychain:probe"
+        store(name, probe, seconds: 5)
+        defer { apphome_keyring_remove(name) }
+        return read(name)?.constantTimeEquals(probe) ?? false
+    }
+
+    /// Forgets the cached key of device `deviceID`, if any.
+    public static func forget(deviceID: String) {
+        apphome_keyring_remove("apphome-keychain:" + deviceID)
     }
 }

@@ -1,4 +1,5 @@
 import CSecret
+import Synchronization
 
 /// The user's Secret Service (gnome-keyring, KeePassXC…) through libsecret:
 /// store, look up and clear one secret by a string → string attribute map.
@@ -9,6 +10,9 @@ import CSecret
 public enum SecretService {
     /// libsecret's error domain name and codes.
     static let secretErrorDomain = "secret-error-quark"
+    /// libsecret's synchronous calls share one default service object and
+    /// are not safe to make from several threads at once: one at a time.
+    private static let serial = Mutex(())
 
     private static func makeSchema(_ name: String, attributes: [String]) -> UnsafeMutablePointer<SecretSchema> {
         let table = apphome_schema_table_new()!
@@ -34,6 +38,10 @@ public enum SecretService {
     /// Stores `secret` (text) under `attributes` in the default collection,
     /// replacing an item with the same attributes.
     public static func store(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError) {
+        try serial.withLock { _ throws(KeychainError) in try storeUnlocked(schema: schema, attributes: attributes, label: label, secret: secret) }
+    }
+
+    private static func storeUnlocked(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError) {
         let s = makeSchema(schema, attributes: Array(attributes.keys))
         defer { secret_schema_unref(s) }
         let table = makeTable(attributes)
@@ -53,6 +61,10 @@ public enum SecretService {
 
     /// The secret stored under `attributes`, or `nil` when there is none.
     public static func lookup(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes? {
+        try serial.withLock { _ throws(KeychainError) in try lookupUnlocked(schema: schema, attributes: attributes) }
+    }
+
+    private static func lookupUnlocked(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes? {
         let s = makeSchema(schema, attributes: Array(attributes.keys))
         defer { secret_schema_unref(s) }
         let table = makeTable(attributes)
@@ -70,6 +82,10 @@ public enum SecretService {
     /// Removes every item matching `attributes`; returns whether one was removed.
     @discardableResult
     public static func clear(schema: String, attributes: [String: String]) throws(KeychainError) -> Bool {
+        try serial.withLock { _ throws(KeychainError) in try clearUnlocked(schema: schema, attributes: attributes) }
+    }
+
+    private static func clearUnlocked(schema: String, attributes: [String: String]) throws(KeychainError) -> Bool {
         let s = makeSchema(schema, attributes: Array(attributes.keys))
         defer { secret_schema_unref(s) }
         let table = makeTable(attributes)
