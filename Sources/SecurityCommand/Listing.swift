@@ -50,7 +50,7 @@ enum Listing {
 
     static func quoted(_ data: SecureBytes) -> String {
         var bytes = data.exposedCopy()
-        defer { Sodium_wipe(&bytes) }
+        defer { SecureBytes.wipe(&bytes) }
         return quoted(String(decoding: bytes, as: UTF8.self))
     }
 

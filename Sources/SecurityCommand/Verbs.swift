@@ -52,7 +52,7 @@ extension SecurityCommand {
         }
         if !environment.standardInputIsTerminal && !o.promptForSecret {
             var bytes = console.readStandardInput()
-            defer { Sodium_wipe(&bytes) }
+            defer { SecureBytes.wipe(&bytes) }
             var n = bytes.count
             if n > 0 && bytes[n - 1] == 0x0A { n -= 1; if n > 0 && bytes[n - 1] == 0x0D { n -= 1 } }
             return bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
@@ -127,7 +127,7 @@ extension SecurityCommand {
         }
         if o.flags.contains("w"), let data = found.data {
             var bytes = data.exposedCopy()
-            defer { Sodium_wipe(&bytes) }
+            defer { SecureBytes.wipe(&bytes) }
             bytes.append(0x0A)
             console.out(String(decoding: bytes, as: UTF8.self))
             return
@@ -180,9 +180,4 @@ extension SecurityCommand {
             }
         }
     }
-}
-
-/// Zeroes an array holding secret bytes.
-func Sodium_wipe(_ bytes: inout [UInt8]) {
-    for i in bytes.indices { bytes[i] = 0 }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Keychain
 import Containers
@@ -74,6 +75,21 @@ import PropertyList
         #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == [])
         let keys = try PlistCodec.decode(t.scratch.bytes(t.scratch.keychains + "/keys.plist")!).dictionaryValue!["Keys"]!.dictionaryValue!
         #expect(keys.isEmpty)
+    }
+
+    @Test func anUnreadableInfoPlistOfARemainingAppKeepsEveryGroup() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A")
+        let b = try t.install("com.example.B", groups: ["group.shared"])
+        try t.keychain.add(generic("a", "svc"), data: secret("pa"), context: a)
+        try t.keychain.add(generic("s", "svc", group: try group("group.shared")), data: secret("ps"), context: b)
+        let home = try t.manager.home(for: try BundleIdentifier("com.example.B"))
+        chmod(home.app, 0o755)
+        try t.scratch.write(Array("not a plist".utf8), home.app + "/Info.plist")
+        let report = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+        #expect(report.participantFailures.count == 1)
+        #expect(report.participantFailures.first?.hasPrefix("keychain cleanup for com.example.A failed: ") == true)
+        #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == ["com.example.A.keychain", "group.shared.keychain"])
     }
 
     @Test func aReinstalledAppStartsWithAnEmptyKeychain() throws {

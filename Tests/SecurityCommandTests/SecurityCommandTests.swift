@@ -174,6 +174,32 @@ import Testing
         #expect(r.0 == 44 && r.2 == "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.\n")
     }
 
+    /// `apphome run` sets the context: `security` inside it acts for that app.
+    @Test func securityInsideApphomeRunActsForThatApp() throws {
+        let s = SecurityScratch()
+        try s.install("com.example.A")
+        try s.install("com.example.B")
+        let env = ["APPHOME_KEYCHAIN_KEY_STORE": "file", "PATH": "/usr/bin:/bin"]
+        let sec = productsDirectory() + "/security"
+        let apphome = productsDirectory() + "/apphome"
+        func inApp(_ id: String, _ script: String) throws -> (Int32, String, String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: apphome)
+            p.arguments = ["--root", s.root, "run", id, "--", "/bin/sh", "-c", script]
+            p.environment = env
+            let out = Pipe(), err = Pipe()
+            p.standardOutput = out; p.standardError = err
+            try p.run()
+            let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        }
+        #expect(try inApp("com.example.A", "printf tok-a | '\(sec)' add-generic-password -a me -s api").0 == 0)
+        #expect(try inApp("com.example.A", "'\(sec)' find-generic-password -s api -w").1 == "tok-a\n")
+        let other = try inApp("com.example.B", "'\(sec)' find-generic-password -s api -w")
+        #expect(other.0 == 44 && other.1 == "")
+    }
+
     /// Writers in separate processes at once: every item survives.
     @Test func concurrentWriterProcessesLoseNothing() throws {
         let s = SecurityScratch()

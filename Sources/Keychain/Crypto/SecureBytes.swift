@@ -88,6 +88,12 @@ extension SecureBytes {
         withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<min(n, count)])) }
     }
 
+    /// Zeroes an ordinary array that held secret bytes (at the edges, where
+    /// a secret must pass through one).
+    public static func wipe(_ bytes: inout [UInt8]) {
+        Sodium.wipe(&bytes)
+    }
+
     /// Whether the bytes are valid UTF-8 text without NUL.
     public var isPrintableText: Bool {
         withUnsafeBytes { b in
