@@ -62,6 +62,10 @@ public final class Keychain {
         if let record = try readRecord() {
             pair = (record, try DeviceKey.load(record, directory: directory, root: root, cacheSeconds: policy.cacheSeconds))
         } else {
+            // Keys without a device record: never make a new device key over them.
+            if FileSystem.exists(keysPath) {
+                throw .keyStoreUnavailable("\(recordPath) is missing, but the keychain has group keys in \(keysPath); restore it from a backup")
+            }
             guard create else { return nil }
             do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
             pair = try DeviceKey.create(policy: policy, directory: directory, root: root)

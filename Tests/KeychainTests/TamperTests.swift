@@ -163,6 +163,16 @@ import PropertyList
         }
     }
 
+    @Test func aMissingDeviceRecordIsAnErrorNeverANewKey() throws {
+        let s = KeychainScratch()
+        let (_, a, _) = try setUp(s)
+        unlink(s.keychains + "/device.plist")
+        let expected = KeychainError.keyStoreUnavailable("\(s.keychains)/device.plist is missing, but the keychain has group keys in \(s.keychains)/keys.plist; restore it from a backup")
+        #expect(throws: expected) { _ = try s.keychain().copyMatching(query(), context: a) }
+        #expect(throws: expected) { try s.keychain().add(generic("n", "svc"), data: secret("x"), context: a) }
+        #expect(!s.files().contains("device.plist"))
+    }
+
     @Test func newerFormatsAreRefusedClearly() throws {
         let s = KeychainScratch()
         let (_, a, _) = try setUp(s)
