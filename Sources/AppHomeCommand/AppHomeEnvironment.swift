@@ -1,4 +1,5 @@
 import Keychain
+import KeychainSecretService
 
 /// What the `apphome` command needs from the process environment, read
 /// once by `main` and passed in (libraries never call `getenv`).
@@ -25,7 +26,7 @@ public struct AppHomeEnvironment: Sendable {
     /// fetched from the Secret Service stays in the kernel's user keyring
     /// for `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
     public var keychainKeyPolicy: DeviceKeyPolicy {
-        DeviceKeyPolicy(secretServiceReachable: !(variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty,
+        DeviceKeyPolicy(secretStore: (variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty ? nil : LibSecretStore(),
                         forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
                         cacheSeconds: variables["APPHOME_KEYCHAIN_KEY_CACHE"].flatMap { UInt32($0) } ?? 300)
     }

@@ -60,7 +60,7 @@ public final class Keychain {
         if let device { return device }
         var pair: (DeviceRecord, SecureBytes)
         if let record = try readRecord() {
-            pair = (record, try DeviceKey.load(record, directory: directory, root: root, cacheSeconds: policy.cacheSeconds))
+            pair = (record, try DeviceKey.load(record, directory: directory, root: root, policy: policy))
         } else {
             // Keys without a device record: never make a new device key over them.
             if FileSystem.exists(keysPath) {

@@ -10,7 +10,7 @@ public enum KeychainBench {
     /// prints a "warm" line (one open keychain, the device key loaded once)
     /// and a "cold" line (a new keychain per look-up, so the device root key
     /// is fetched from its store every time). Returns the exit status.
-    public static func main(_ args: [String], sessionBus: Bool) -> Int32 {
+    public static func main(_ args: [String], secretStore: (any SecretStore)?) -> Int32 {
         func fail(_ text: String, _ status: Int32) -> Int32 {
             let bytes = Array(("keychainbench: " + text + "\n").utf8)
             _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
@@ -21,7 +21,7 @@ public enum KeychainBench {
         }
         do {
             return try run(root: args[0], bundleID: args[1], account: args[2], service: args[3], count: count,
-                           policy: DeviceKeyPolicy(secretServiceReachable: sessionBus))
+                           policy: DeviceKeyPolicy(secretStore: secretStore))
         } catch {
             return fail("\(error)", 1)
         }

@@ -3,5 +3,6 @@
 import Glibc
 #endif
 import Keychain
+import KeychainSecretService
 
-exit(KeychainBench.main(Array(CommandLine.arguments.dropFirst()), sessionBus: getenv("DBUS_SESSION_BUS_ADDRESS") != nil))
+exit(KeychainBench.main(Array(CommandLine.arguments.dropFirst()), secretStore: getenv("DBUS_SESSION_BUS_ADDRESS") != nil ? LibSecretStore() : nil))

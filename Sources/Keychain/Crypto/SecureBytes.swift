@@ -1,4 +1,7 @@
 import CSodium
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Key or secret bytes in memory from `sodium_malloc` (guard pages, a canary,
 /// `mlock`ed where the limit allows), released with `sodium_free`, which
@@ -34,6 +37,14 @@ public final class SecureBytes: @unchecked Sendable, CustomStringConvertible, Cu
     public convenience init(_ bytes: [UInt8]) {
         self.init(uninitializedCount: bytes.count)
         bytes.withUnsafeBytes { if $0.count > 0 { pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+    }
+
+    /// `count` bytes of secure memory filled by `body` (for readers at the C
+    /// boundary, which write a secret straight into it).
+    public convenience init(count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) -> Void) {
+        self.init(uninitializedCount: count)
+        memset(pointer, 0, max(count, 1))
+        body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }
 
     /// A copy of a string's UTF-8 bytes.

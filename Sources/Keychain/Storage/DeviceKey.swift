@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSecret
 import Preferences
 import PropertyList
 
@@ -16,27 +15,27 @@ public enum DeviceKeyStoreKind: String, Sendable, CaseIterable {
 
 /// How to find or make the device root key. `main` decides (from the
 /// environment); the library never reads the environment.
-public struct DeviceKeyPolicy: Sendable, Equatable {
-    /// The store for a new keychain: the Secret Service when
-    /// `secretServiceReachable`, else the key file.
-    public var secretServiceReachable: Bool
-    /// Forces the key file even when the Secret Service is reachable.
+public struct DeviceKeyPolicy: Sendable {
+    /// The user's Secret Service when one is reachable, else `nil`. A new
+    /// keychain keeps its key there when it can, else in the key file.
+    public var secretStore: (any SecretStore)?
+    /// Forces the key file even when a Secret Service is reachable.
     public var forceFile: Bool
-    /// Seconds a key fetched from the Secret Service stays cached in the
-    /// kernel's user keyring (readable by the user's processes only, never
-    /// swapped), so that a command run many times does not ask the service
-    /// every time; 0 disables the cache. The cached key is checked against
-    /// the key-check value on every use.
+    /// Seconds a key fetched from the Secret Service stays in the store's
+    /// short-lived cache (the kernel's user keyring for the real service),
+    /// so that a command run many times does not ask the service every
+    /// time; 0 disables the cache. A cached key is checked against the
+    /// key-check value on every use.
     public var cacheSeconds: UInt32
 
-    public init(secretServiceReachable: Bool, forceFile: Bool = false, cacheSeconds: UInt32 = 0) {
-        self.secretServiceReachable = secretServiceReachable
+    public init(secretStore: (any SecretStore)? = nil, forceFile: Bool = false, cacheSeconds: UInt32 = 0) {
+        self.secretStore = secretStore
         self.forceFile = forceFile
         self.cacheSeconds = cacheSeconds
     }
 
     /// The key file only; for tests and machines without a Secret Service.
-    public static let fileOnly = DeviceKeyPolicy(secretServiceReachable: false, forceFile: true)
+    public static let fileOnly = DeviceKeyPolicy(forceFile: true)
 }
 
 /// `<root>/Keychains/device.plist`: which store holds the device root key,
@@ -77,8 +76,9 @@ struct DeviceRecord: Equatable {
 }
 
 /// Loading, making and checking the device root key.
-enum DeviceKey {
-    static let schema = "org.apphome.Keychain.DeviceRootKey"
+public enum DeviceKey {
+    /// The Secret Service schema of the device root key item.
+    public static let schema = "org.apphome.Keychain.DeviceRootKey"
     static let fileMagic: [UInt8] = Array("AHKDRK01".utf8)
     static let checkConstant: [UInt8] = Array("AppHome keychain device key check".utf8)
 
@@ -88,17 +88,22 @@ enum DeviceKey {
         return e.bytes
     }
 
-    static func serviceAttributes(root: String, deviceID: String) -> [String: String] {
+    /// The cache entry's name for a device's key.
+    public static func cacheName(_ deviceID: String) -> String { "apphome-keychain:" + deviceID }
+
+    /// The attributes of the device root key item.
+    public static func serviceAttributes(root: String, deviceID: String) -> [String: String] {
         ["apphome-root": root, "apphome-device": deviceID]
     }
 
     /// The key from `record`'s store (or the kernel cache), verified against its key-check value.
-    static func load(_ record: DeviceRecord, directory: String, root: String, cacheSeconds: UInt32 = 0) throws(KeychainError) -> SecureBytes {
+    static func load(_ record: DeviceRecord, directory: String, root: String, policy: DeviceKeyPolicy) throws(KeychainError) -> SecureBytes {
         let check = { (key: SecureBytes) -> Bool in
             Sodium.open(record.keyCheck, key: Sodium.deriveKey(key, id: 2, context: "kcCheck_"), ad: checkAD(record.deviceID)) != nil
         }
-        let cacheName = "apphome-keychain:" + record.deviceID
-        if record.store == .secretService && cacheSeconds > 0, let cached = KernelKeyCache.read(cacheName), check(cached) {
+        let cacheKey = cacheName(record.deviceID)
+        let service = policy.secretStore
+        if record.store == .secretService && policy.cacheSeconds > 0, let cached = service?.cached(cacheKey), check(cached) {
             return cached
         }
         let key: SecureBytes
@@ -110,8 +115,11 @@ enum DeviceKey {
             }
             key = k
         case .secretService:
+            guard let service else {
+                throw .keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (no session bus)")
+            }
             let found: SecureBytes?
-            do { found = try SecretService.lookup(schema: schema, attributes: serviceAttributes(root: root, deviceID: record.deviceID)) } catch {
+            do { found = try service.lookup(schema: schema, attributes: serviceAttributes(root: root, deviceID: record.deviceID)) } catch {
                 throw .keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (\(error))")
             }
             guard let hex = found else {
@@ -123,7 +131,7 @@ enum DeviceKey {
         guard check(key) else {
             throw .wrongKey("the key-check value does not match (the key in the \(record.store == .file ? "key file" : "Secret Service") belongs to another keychain)")
         }
-        if record.store == .secretService && cacheSeconds > 0 { KernelKeyCache.store(cacheName, key, seconds: cacheSeconds) }
+        if record.store == .secretService && policy.cacheSeconds > 0 { service?.cache(cacheKey, key, seconds: policy.cacheSeconds) }
         return key
     }
 
@@ -132,9 +140,9 @@ enum DeviceKey {
         let key = SecureBytes.random(count: Sodium.keyBytes)
         let deviceID = HostIdentifier.makeUUID()
         var store = DeviceKeyStoreKind.file
-        if policy.secretServiceReachable && !policy.forceFile {
+        if let service = policy.secretStore, !policy.forceFile {
             do {
-                try SecretService.store(schema: schema, attributes: serviceAttributes(root: root, deviceID: deviceID),
+                try service.store(schema: schema, attributes: serviceAttributes(root: root, deviceID: deviceID),
                                         label: "AppHome keychain device key (\(root))", secret: toHex(key))
                 store = .secretService
             } catch {
@@ -204,35 +212,5 @@ enum DeviceKey {
             }
         }
         return ok ? out : nil
-    }
-}
-
-/// The kernel's user keyring as a short-lived cache of the device root key
-/// (`keyctl(2)`). Best effort: where the calls are refused (containers with
-/// a seccomp filter), nothing is cached.
-public enum KernelKeyCache {
-    static func read(_ name: String) -> SecureBytes? {
-        let buffer = SecureBytes(uninitializedCount: Sodium.keyBytes + 1)
-        let n = buffer.withUnsafeMutableBytes { apphome_keyring_read(name, $0.baseAddress, $0.count) }
-        guard n == Sodium.keyBytes else { return nil }
-        return buffer.prefix(Sodium.keyBytes)
-    }
-
-    static func store(_ name: String, _ key: SecureBytes, seconds: UInt32) {
-        _ = key.withUnsafeBytes { apphome_keyring_store(name, $0.baseAddress, $0.count, seconds) }
-    }
-
-    /// Whether the kernel lets this process use its user keyring.
-    public static func isAvailable() -> Bool {
-        let probe = SecureBytes.random(count: Sodium.keyBytes)
-        let name = "apphome-keychain:probe"
-        store(name, probe, seconds: 5)
-        defer { apphome_keyring_remove(name) }
-        return read(name)?.constantTimeEquals(probe) ?? false
-    }
-
-    /// Forgets the cached key of device `deviceID`, if any.
-    public static func forget(deviceID: String) {
-        apphome_keyring_remove("apphome-keychain:" + deviceID)
     }
 }
