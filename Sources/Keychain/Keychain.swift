@@ -301,8 +301,9 @@ public final class Keychain {
     /// carries its own wrapped key and still restores on this device.
     public func shred(_ groups: [AccessGroup]) throws(KeychainError) {
         try withLock { () throws(KeychainError) in
-            if let device = try loadDevice(create: false) {
-                var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID)
+            // Shredding needs no key: only the record naming this device.
+            if let record = try readRecord() {
+                var table = try KeyTable.read(path: keysPath, deviceID: record.deviceID)
                 for g in groups { table.wrapped[g.rawValue] = nil }
                 try table.write(path: keysPath)
             }

@@ -92,6 +92,18 @@ import PropertyList
         #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == ["com.example.A.keychain", "group.shared.keychain"])
     }
 
+    @Test func uninstallShredsWithoutNeedingTheDeviceKey() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A")
+        let service = InMemorySecretStore()
+        try Keychain(root: t.scratch.root, policy: DeviceKeyPolicy(secretStore: service), now: testClock)
+            .add(generic("alice", "svc"), data: secret("pw"), context: a)
+        // The participant has no Secret Service at hand (.fileOnly): still shreds.
+        let report = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+        #expect(report.participantFailures.isEmpty)
+        #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == [])
+    }
+
     @Test func aReinstalledAppStartsWithAnEmptyKeychain() throws {
         let t = Setup()
         let a = try t.install("com.example.A")
