@@ -29,7 +29,7 @@ let package = Package(
         // The only target that imports libsecret: the Secret Service as the keychain's SecretStore.
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
         .target(name: "SecurityCommand", dependencies: ["Keychain", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList"]),
-        .executableTarget(name: "security", dependencies: ["SecurityCommand"]),
+        .executableTarget(name: "security", dependencies: ["SecurityCommand", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList"]),

@@ -56,3 +56,14 @@ static inline void apphome_keyring_remove(const char *description) {
     long id = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", description, 0);
     if (id >= 0) syscall(SYS_keyctl, KEYCTL_INVALIDATE, id);
 }
+
+// Process hardening for commands that hold secrets: no core dumps, not
+// ptrace-attachable by other processes of the user (prctl is variadic).
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+static inline void apphome_disable_core_dumps(void) {
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}

@@ -2,8 +2,10 @@
 import Glibc
 #endif
 import CommandSupport
+import KeychainSecretService
 import SecurityCommand
 
+ProcessHardening.disableCoreDumps()
 var variables: [String: String] = [:]
 var cursor = environ
 while let entry = cursor.pointee, let pair = Optional(String(cString: entry)), let eq = pair.firstIndex(of: "=") {
