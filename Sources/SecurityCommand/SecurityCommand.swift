@@ -30,6 +30,8 @@ public struct SecurityCommand {
     let console: Console
     let prompter: SecretPrompter
     let environment: SecurityEnvironment
+    /// The verb's usage, shown after a usage error.
+    let usage: String
 
     /// Runs `security` with `arguments` (without the program name) and
     /// returns the exit status.
@@ -70,7 +72,8 @@ public struct SecurityCommand {
             }
             let context = try Self.context(bundleID, root: root)
             let command = SecurityCommand(keychain: Keychain(root: root, policy: environment.keyPolicy, now: now),
-                                          context: context, console: console, prompter: prompter, environment: environment)
+                                          context: context, console: console, prompter: prompter, environment: environment,
+                                          usage: spec.usage)
             try spec.perform(command)(options)
             return 0
         } catch let failure as SecurityFailure {

@@ -1,14 +1,6 @@
 import Keychain
 
 extension SecurityCommand {
-    func usage(_ cls: ItemClass, adding: Bool) -> String {
-        switch (cls, adding) {
-        case (.genericPassword, true): return HelpText.addGeneric
-        case (.internetPassword, true): return HelpText.addInternet
-        default: return cls == .genericPassword ? HelpText.findGeneric : HelpText.findInternet
-        }
-    }
-
     /// A query from the match options of `o`.
     func query(_ cls: ItemClass, _ o: VerbOptions) throws(SecurityFailure) -> ItemQuery {
         var q = ItemQuery(itemClass: cls)
@@ -33,13 +25,13 @@ extension SecurityCommand {
 
     func fourCharCode(_ text: String, _ what: String, _ cls: ItemClass) throws(SecurityFailure) -> String {
         guard text.utf8.count == 4, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw .usage("the \(what) must be a four-character code, such as \(what == "protocol" ? "htps" : "dflt"), not '\(text)'", usage(cls, adding: false))
+            throw .usage("the \(what) must be a four-character code, such as \(what == "protocol" ? "htps" : "dflt"), not '\(text)'", usage)
         }
         return text
     }
 
     func port(_ text: String, _ cls: ItemClass) throws(SecurityFailure) -> Int {
-        guard let n = Int(text), n >= 0, n <= 65535 else { throw .usage("the port must be a number from 0 to 65535, not '\(text)'", usage(cls, adding: false)) }
+        guard let n = Int(text), n >= 0, n <= 65535 else { throw .usage("the port must be a number from 0 to 65535, not '\(text)'", usage) }
         return n
     }
 
@@ -68,7 +60,7 @@ extension SecurityCommand {
     }
 
     func add(_ cls: ItemClass, _ o: VerbOptions) throws {
-        let u = usage(cls, adding: true)
+        let u = usage
         var a = ItemAttributes(itemClass: cls)
         a.account = o.values["a"] ?? ""
         a.comment = o.values["j"]

@@ -68,6 +68,21 @@ import Testing
         #expect(r.out == "")
     }
 
+    /// A usage error is followed by that verb's usage, and exits 2.
+    @Test(arguments: [
+        (["add-internet-password", "-s", "h", "-r", "https"], "usage: security add-internet-password "),
+        (["delete-internet-password", "-P", "x"], "usage: security delete-internet-password "),
+        (["find-generic-password", "extra"], "usage: security find-generic-password "),
+        (["dump-keychain", "-x"], "usage: security dump-keychain "),
+    ])
+    func usageErrorsShowTheVerbsUsage(args: [String], usage: String) throws {
+        let s = try scratch()
+        let r = s.run(args, stdin: "")
+        #expect(r.status == 2)
+        let lines = r.err.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count > 1 && lines[1].hasPrefix(usage), "\(r.err)")
+    }
+
     @Test func noAppContextIsAClearError() throws {
         let s = try scratch()
         let r = s.run(["find-generic-password", "-s", "x"], app: nil)
