@@ -67,5 +67,10 @@ enum HelpText {
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
     else ~/.local/share/apphome.
 
+    The device root key of a new keychain goes to the Secret Service when a
+    session bus is set, else to a 0600 key file; APPHOME_KEYCHAIN_KEY_STORE=file
+    forces the file. A key fetched from the Secret Service stays in the kernel
+    keyring for APPHOME_KEYCHAIN_KEY_CACHE seconds (default 300; 0 disables).
+
     """
 }

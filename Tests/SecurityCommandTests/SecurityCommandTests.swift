@@ -215,6 +215,28 @@ import Testing
         #expect(other.0 == 44 && other.1 == "")
     }
 
+    /// With a session bus, the binary keeps its device key in the real
+    /// Secret Service (run by `make test` inside scripts/with-keyring.sh).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["APPHOME_TEST_SECRET_SERVICE"] == "1", "needs the keyring session"))
+    func theBinaryUsesTheSecretServiceWhenABusIsSet() throws {
+        let s = SecurityScratch()
+        try s.install("com.example.A")
+        let bus = try #require(ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"])
+        let env = ["APPHOME_ROOT": s.root, "APPHOME_BUNDLE_ID": "com.example.A", "DBUS_SESSION_BUS_ADDRESS": bus,
+                   "APPHOME_KEYCHAIN_KEY_CACHE": "0"]
+        #expect(try run(["add-generic-password", "-a", "a", "-s", "s"], env: env, stdin: "via-service").0 == 0)
+        #expect(try run(["find-generic-password", "-s", "s", "-w"], env: env).1 == "via-service\n")
+        #expect(!FileManager.default.fileExists(atPath: s.root + "/Keychains/device.key"))
+        let record = try String(contentsOfFile: s.root + "/Keychains/device.plist", encoding: .isoLatin1)
+        #expect(record.contains("secret-service"))
+        // Without the bus, the recorded choice is a clear error (exit: low byte of errSecNotAvailable).
+        var noBus = env
+        noBus["DBUS_SESSION_BUS_ADDRESS"] = nil
+        let r = try run(["find-generic-password", "-s", "s", "-w"], env: noBus)
+        #expect(r.0 == 53)
+        #expect(r.2 == "security: SecKeychainSearchCopyNext: the keychain's device root key is unavailable: the keychain records its key in the Secret Service, which cannot be reached (no session bus)\n")
+    }
+
     /// Writers in separate processes at once: every item survives.
     @Test func concurrentWriterProcessesLoseNothing() throws {
         let s = SecurityScratch()
