@@ -18,6 +18,8 @@ public final class Keychain {
     let policy: DeviceKeyPolicy
     let now: @Sendable () -> PlistDate
     private var device: (record: DeviceRecord, kek: SecureBytes)?
+    /// Unwrapped group keys by group, with the wrapped form they came from.
+    private var groupKeys: [AccessGroup: (wrapped: [UInt8], keys: GroupKeys)] = [:]
 
     /// Opens the keychain of `root` (nothing is created until the first write).
     ///
@@ -88,16 +90,23 @@ public final class Keychain {
 
     /// The key of `group`; `create` makes, wraps and records a new one
     /// when there is none (the caller holds the lock).
-    func groupKey(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes), create: Bool) throws(KeychainError) -> SecureBytes? {
+    func groupKey(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes), create: Bool) throws(KeychainError) -> GroupKeys? {
+        // keys.plist is read every time, so a destroyed key is never used.
         var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID)
         if let w = table.wrapped[group.rawValue] {
-            return try KeyTable.unwrap(w, group: group, deviceID: device.record.deviceID, kek: device.kek, path: keysPath)
+            if let known = groupKeys[group], known.wrapped == w { return known.keys }
+            let keys = GroupKeys(try KeyTable.unwrap(w, group: group, deviceID: device.record.deviceID, kek: device.kek, path: keysPath))
+            groupKeys[group] = (w, keys)
+            return keys
         }
         guard create else { return nil }
         let akk = SecureBytes.random(count: Sodium.keyBytes)
-        table.wrapped[group.rawValue] = KeyTable.wrap(akk, group: group, deviceID: device.record.deviceID, kek: device.kek)
+        let wrapped = KeyTable.wrap(akk, group: group, deviceID: device.record.deviceID, kek: device.kek)
+        table.wrapped[group.rawValue] = wrapped
         try table.write(path: keysPath)
-        return akk
+        let keys = GroupKeys(akk)
+        groupKeys[group] = (wrapped, keys)
+        return keys
     }
 
     /// The group's file, verified, or `nil` when it has none.

@@ -53,7 +53,7 @@ extension Keychain {
             let restored = try withLock { () throws(KeychainError) -> Int in
                 let device = try loadDevice(create: false)!
                 let path = where_ + " (" + name + ")"
-                let akk = try KeyTable.unwrap(wrappedKey, group: group, deviceID: device.record.deviceID, kek: device.kek, path: path)
+                let akk = GroupKeys(try KeyTable.unwrap(wrappedKey, group: group, deviceID: device.record.deviceID, kek: device.kek, path: path))
                 let source = try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk)
                 let target = try openOrCreateGroup(group, device: device)
                 for i in source.items.indices {

@@ -13,6 +13,25 @@ struct StoredItem: Equatable {
     var secret: [UInt8]
 }
 
+/// An access group's key (AKK) and its subkeys, derived once per key; an
+/// open keychain keeps them while the wrapped key in `keys.plist` is the
+/// same, so repeated look-ups do not unwrap and derive again.
+final class GroupKeys {
+    let groupKey: SecureBytes
+    let indexKey: SecureBytes
+    let metaKey: SecureBytes
+    let sealKey: SecureBytes
+    /// A group KeyCheck value already opened with this key.
+    var verifiedKeyCheck: [UInt8]?
+
+    init(_ akk: SecureBytes) {
+        groupKey = akk
+        indexKey = Sodium.deriveKey(akk, id: 1, context: "kcIndex_")
+        metaKey = Sodium.deriveKey(akk, id: 2, context: "kcMeta__")
+        sealKey = Sodium.deriveKey(akk, id: 3, context: "kcSeal__")
+    }
+}
+
 /// An access group's file `<root>/Keychains/<group>.keychain`, opened with
 /// its group key (kept apart, wrapped, in `keys.plist`, so that destroying
 /// the key makes every copy of this file unreadable): the key checked, the
@@ -26,19 +45,17 @@ final class GroupFile {
     let path: String
     let deviceID: String
     /// The group key (AKK) and its subkeys.
-    let groupKey: SecureBytes
-    let indexKey: SecureBytes
-    let metaKey: SecureBytes
-    let sealKey: SecureBytes
+    let keys: GroupKeys
+    var groupKey: SecureBytes { keys.groupKey }
+    var indexKey: SecureBytes { keys.indexKey }
+    var metaKey: SecureBytes { keys.metaKey }
+    var sealKey: SecureBytes { keys.sealKey }
     let keyCheck: [UInt8]
     var items: [StoredItem]
     private var cache: [Int: ItemAttributes] = [:]
 
-    private init(group: AccessGroup, path: String, deviceID: String, groupKey: SecureBytes, keyCheck: [UInt8], items: [StoredItem]) {
-        self.group = group; self.path = path; self.deviceID = deviceID; self.groupKey = groupKey
-        self.indexKey = Sodium.deriveKey(groupKey, id: 1, context: "kcIndex_")
-        self.metaKey = Sodium.deriveKey(groupKey, id: 2, context: "kcMeta__")
-        self.sealKey = Sodium.deriveKey(groupKey, id: 3, context: "kcSeal__")
+    private init(group: AccessGroup, path: String, deviceID: String, keys: GroupKeys, keyCheck: [UInt8], items: [StoredItem]) {
+        self.group = group; self.path = path; self.deviceID = deviceID; self.keys = keys
         self.keyCheck = keyCheck; self.items = items
     }
 
@@ -75,14 +92,14 @@ final class GroupFile {
 
     // MARK: Create, read, write
 
-    /// A new, empty group file for the group key `akk`.
-    static func create(group: AccessGroup, path: String, deviceID: String, groupKey akk: SecureBytes) -> GroupFile {
-        let check = Sodium.seal(keyCheckConstant, key: akk, ad: keyCheckAD(group: group))
-        return GroupFile(group: group, path: path, deviceID: deviceID, groupKey: akk, keyCheck: check, items: [])
+    /// A new, empty group file for the group key `keys`.
+    static func create(group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys) -> GroupFile {
+        let check = Sodium.seal(keyCheckConstant, key: keys.groupKey, ad: keyCheckAD(group: group))
+        return GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: [])
     }
 
     /// Verifies and opens a group file's bytes (also those carried in a backup).
-    static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, groupKey akk: SecureBytes) throws(KeychainError) -> GroupFile {
+    static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys) throws(KeychainError) -> GroupFile {
         func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
         guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
         guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
@@ -95,8 +112,11 @@ final class GroupFile {
         guard case .data(let check)? = top["KeyCheck"], case .data(let seal)? = top["Seal"], case .array(let list)? = top["Items"] else {
             throw corrupt("KeyCheck, Seal or Items is missing")
         }
-        guard Sodium.open(check, key: akk, ad: keyCheckAD(group: group)) != nil else {
-            throw corrupt("the group key check failed (the file does not belong to this group's key)")
+        if keys.verifiedKeyCheck != check {
+            guard Sodium.open(check, key: keys.groupKey, ad: keyCheckAD(group: group)) != nil else {
+                throw corrupt("the group key check failed (the file does not belong to this group's key)")
+            }
+            keys.verifiedKeyCheck = check
         }
         var items: [StoredItem] = []
         for (i, entry) in list.enumerated() {
@@ -108,7 +128,7 @@ final class GroupFile {
             }
             items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret))
         }
-        let file = GroupFile(group: group, path: path, deviceID: deviceID, groupKey: akk, keyCheck: check, items: items)
+        let file = GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: items)
         guard Sodium.equal(file.computeSeal(), seal) else {
             throw corrupt("the file seal does not match (records changed, removed, added or reordered)")
         }
