@@ -51,7 +51,7 @@ public final class Keychain {
 
     func readRecord() throws(KeychainError) -> DeviceRecord? {
         let bytes: [UInt8]?
-        do { bytes = try FileSystem.readFileIfPresent(recordPath) } catch { throw .system(error) }
+        bytes = try PrivateFile.read(recordPath)
         guard let bytes else { return nil }
         return try DeviceRecord(decoding: bytes, path: recordPath)
     }
@@ -113,7 +113,7 @@ public final class Keychain {
     func openGroup(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes)) throws(KeychainError) -> GroupFile? {
         let path = groupPath(group)
         let bytes: [UInt8]?
-        do { bytes = try FileSystem.readFileIfPresent(path) } catch { throw .system(error) }
+        bytes = try PrivateFile.read(path)
         guard let bytes else { return nil }
         guard let akk = try groupKey(group, device: device, create: false) else {
             throw .corrupt(path: path, reason: "the key of access group '\(group.rawValue)' was destroyed (the group was removed); this file is a leftover copy")

@@ -11,7 +11,7 @@ extension Keychain {
         var files: [String: PlistValue] = [:]
         for g in groups {
             let bytes: [UInt8]?
-            do { bytes = try FileSystem.readFileIfPresent(groupPath(g)) } catch { throw .system(error) }
+            bytes = try PrivateFile.read(groupPath(g))
             if let bytes, let key = table.wrapped[g.rawValue] { files[g.rawValue] = .dictionary(["File": .data(bytes), "Key": .data(key)]) }
         }
         if files.isEmpty { return nil }

@@ -201,3 +201,45 @@ import PropertyList
         return (0...(haystack.count - needle.count)).contains { Array(haystack[$0..<($0 + needle.count)]) == needle }
     }
 }
+
+/// The keychain's files must stay private.
+@Suite struct FileModeTests {
+    @Test(arguments: ["com.example.A.keychain", "keys.plist", "device.plist"])
+    func aFileOthersMayReadIsRefused(_ name: String) throws {
+        let s = KeychainScratch()
+        let k = s.keychain()
+        let a = try context("com.example.A")
+        try k.add(generic("a", "svc"), data: secret("pw"), context: a)
+        let path = s.keychains + "/" + name
+        chmod(path, 0o644)
+        #expect(throws: KeychainError.corrupt(path: path, reason: "other users may access it (mode 644, must be 600)")) {
+            _ = try s.keychain().copyMatching(query(), context: a)
+        }
+        chmod(path, 0o600)
+        #expect(text(try s.keychain().copyMatching(query(), context: a)[0].data) == "pw")
+    }
+
+    @Test func aSymbolicLinkIsRefused() throws {
+        let s = KeychainScratch()
+        let a = try context("com.example.A")
+        try s.keychain().add(generic("a", "svc"), data: secret("pw"), context: a)
+        let path = s.keychains + "/com.example.A.keychain"
+        rename(path, s.path + "/elsewhere")
+        symlink(s.path + "/elsewhere", path)
+        #expect(throws: KeychainError.corrupt(path: path, reason: "it is a symbolic link")) {
+            _ = try s.keychain().copyMatching(query(), context: a)
+        }
+    }
+
+    @Test func everyFileIsWritten0600InA0700Directory() throws {
+        let s = KeychainScratch()
+        try s.keychain().add(generic("a", "svc"), data: secret("pw"), context: try context("com.example.A"))
+        var st = stat()
+        stat(s.keychains, &st)
+        #expect(st.st_mode & 0o777 == 0o700)
+        for name in s.files() {
+            stat(s.keychains + "/" + name, &st)
+            #expect(st.st_mode & 0o777 == 0o600, "\(name)")
+        }
+    }
+}

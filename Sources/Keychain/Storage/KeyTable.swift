@@ -15,7 +15,7 @@ struct KeyTable {
 
     static func read(path: String, deviceID: String) throws(KeychainError) -> KeyTable {
         let bytes: [UInt8]?
-        do { bytes = try FileSystem.readFileIfPresent(path) } catch { throw .system(error) }
+        bytes = try PrivateFile.read(path)
         guard let bytes else { return KeyTable(deviceID: deviceID, wrapped: [:]) }
         func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
         guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
