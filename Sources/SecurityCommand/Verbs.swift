@@ -14,23 +14,23 @@ extension SecurityCommand {
             q.generic = o.values["G"].map { Array($0.utf8) }
         case .internetPassword:
             q.server = o.values["s"]
-            q.protocol = try o.values["r"].map { (c) throws(SecurityFailure) in try fourCharCode(c, "protocol", cls) }
-            q.authenticationType = try o.values["t"].map { (c) throws(SecurityFailure) in try fourCharCode(c, "authentication type", cls) }
-            q.port = try o.values["P"].map { (p) throws(SecurityFailure) in try port(p, cls) }
+            q.protocol = try o.values["r"].map { (c) throws(SecurityFailure) in try fourCharCode(c, "protocol") }
+            q.authenticationType = try o.values["t"].map { (c) throws(SecurityFailure) in try fourCharCode(c, "authentication type") }
+            q.port = try o.values["P"].map { (p) throws(SecurityFailure) in try port(p) }
             q.path = o.values["p"]
             q.securityDomain = o.values["d"]
         }
         return q
     }
 
-    func fourCharCode(_ text: String, _ what: String, _ cls: ItemClass) throws(SecurityFailure) -> String {
+    func fourCharCode(_ text: String, _ what: String) throws(SecurityFailure) -> String {
         guard text.utf8.count == 4, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
             throw .usage("the \(what) must be a four-character code, such as \(what == "protocol" ? "htps" : "dflt"), not '\(text)'", usage)
         }
         return text
     }
 
-    func port(_ text: String, _ cls: ItemClass) throws(SecurityFailure) -> Int {
+    func port(_ text: String) throws(SecurityFailure) -> Int {
         guard let n = Int(text), n >= 0, n <= 65535 else { throw .usage("the port must be a number from 0 to 65535, not '\(text)'", usage) }
         return n
     }
