@@ -12,6 +12,8 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 PACKAGES := pkg-config python3 libplist-utils libplist-dev hyperfine \
             libglib2.0-bin dconf-gsettings-backend dconf-service dbus dbus-daemon \
             libsodium-dev
+# The keychain: libsecret headers, and a real gnome-keyring for its integration tests.
+PACKAGES += libsecret-1-dev libglib2.0-dev gnome-keyring libsecret-tools
 
 .PHONY: all build release deps test demo bench clean
 
@@ -28,7 +30,7 @@ release: deps
 
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test
+	scripts/with-keyring.sh $(SWIFT) test
 
 demo: deps release
 	@BIN_DIR=$(RELEASE_BIN) examples/demo.sh

@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "defaults", targets: ["defaults"]),
         .executable(name: "apphome", targets: ["apphome"]),
+        .executable(name: "security", targets: ["security"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
     ],
@@ -22,13 +23,23 @@ let package = Package(
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
-        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport"]),
+        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
+        // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
+        .target(name: "Keychain", dependencies: ["CSodium", "Preferences", "PropertyList", "Containers"]),
+        // The only target that imports libsecret: the Secret Service as the keychain's SecretStore.
+        .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
+        .target(name: "SecurityCommand", dependencies: ["Keychain", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList"]),
+        .executableTarget(name: "security", dependencies: ["SecurityCommand", "KeychainSecretService"]),
+        .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
+        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome"]),
     ],
     swiftLanguageModes: [.v6]

@@ -199,3 +199,8 @@ fi
 
 "$PYTHON" "$here/summarize.py" "$WORK"
 echo "bench took $((SECONDS - started)) s"
+
+# --- keychain: security / keychainbench vs secret-tool / libsecret on gnome-keyring ------
+if [[ ${SKIP_KEYCHAIN:-0} != 1 ]]; then
+    BIN_DIR=$BIN_DIR "$here/keychain.sh"
+fi

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CommandSupport
 import Containers
+import Keychain
 import Preferences
 
 /// The `apphome` command: install, update and uninstall apps, show their
@@ -55,7 +56,8 @@ public struct AppHomeCommand {
             guard let root = root ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
-            var manager = ContainerManager(root: root)
+            let keychain = KeychainParticipant(root: root, policy: environment.keychainKeyPolicy)
+            var manager = ContainerManager(root: root, participants: [keychain])
             if let step = environment.variables["APPHOME_TEST_KILL_AT"], !step.isEmpty {
                 // For crash tests: die by SIGKILL right after this journaled step.
                 manager.stepHook = { done throws(ContainersError) in if done == step { kill(getpid(), SIGKILL) } }

@@ -1,3 +1,6 @@
+import Keychain
+import KeychainSecretService
+
 /// What the `apphome` command needs from the process environment, read
 /// once by `main` and passed in (libraries never call `getenv`).
 public struct AppHomeEnvironment: Sendable {
@@ -15,5 +18,16 @@ public struct AppHomeEnvironment: Sendable {
         if let x = variables["XDG_DATA_HOME"], x.hasPrefix("/") { return x + "/apphome" }
         if let h = variables["HOME"], !h.isEmpty { return h + "/.local/share/apphome" }
         return nil
+    }
+
+    /// Where a new keychain device root key goes: the Secret Service when a
+    /// session bus is set (`DBUS_SESSION_BUS_ADDRESS`), unless
+    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file. A key
+    /// fetched from the Secret Service stays in the kernel's user keyring
+    /// for `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
+    public var keychainKeyPolicy: DeviceKeyPolicy {
+        DeviceKeyPolicy(secretStore: (variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty ? nil : LibSecretStore(),
+                        forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
+                        cacheSeconds: variables["APPHOME_KEYCHAIN_KEY_CACHE"].flatMap { UInt32($0) } ?? 300)
     }
 }

@@ -1,0 +1,324 @@
+import Preferences
+import PropertyList
+
+/// The keychain under `<root>/Keychains/`: items of every app, each access
+/// group in its own encrypted file, outside every app home.
+///
+/// Calls follow Apple's `SecItem` semantics (`add`, `copyMatching`,
+/// `update`, `delete`) and act for one ``KeychainContext``: an app sees and
+/// changes only items of its access groups.
+///
+/// Readers take no lock (files are replaced atomically); writers hold
+/// `<root>/Keychains/.lock` while they read, change and write, so concurrent
+/// writers lose nothing. The device root key is made on the first write.
+public final class Keychain {
+    /// `<root>/Keychains`.
+    public let directory: String
+    let root: String
+    let policy: DeviceKeyPolicy
+    let now: @Sendable () -> PlistDate
+    private var device: (record: DeviceRecord, kek: SecureBytes)?
+    /// Unwrapped group keys by group, with the wrapped form they came from.
+    private var groupKeys: [AccessGroup: (wrapped: [UInt8], keys: GroupKeys)] = [:]
+
+    /// Opens the keychain of `root` (nothing is created until the first write).
+    ///
+    /// - Parameters:
+    ///   - root: the AppHome root.
+    ///   - policy: where a new device root key goes.
+    ///   - now: the clock for creation and modification dates.
+    public init(root: String, policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate) {
+        var r = root
+        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
+        self.root = r
+        self.directory = r + "/Keychains"
+        self.policy = policy
+        self.now = now
+    }
+
+    var recordPath: String { directory + "/device.plist" }
+    func groupPath(_ group: AccessGroup) -> String { directory + "/" + group.rawValue + ".keychain" }
+
+    /// Where this keychain keeps its device root key, or `nil` before the first write.
+    public func deviceKeyStore() throws(KeychainError) -> DeviceKeyStoreKind? {
+        try readRecord()?.store
+    }
+
+    /// This device's id (recorded with the key), or `nil` before the first write.
+    public func deviceID() throws(KeychainError) -> String? {
+        try readRecord()?.deviceID
+    }
+
+    func readRecord() throws(KeychainError) -> DeviceRecord? {
+        let bytes: [UInt8]?
+        bytes = try PrivateFile.read(recordPath)
+        guard let bytes else { return nil }
+        return try DeviceRecord(decoding: bytes, path: recordPath)
+    }
+
+    /// The device record and key-encryption key; `create` makes them if absent
+    /// (the caller holds the lock).
+    func loadDevice(create: Bool) throws(KeychainError) -> (record: DeviceRecord, kek: SecureBytes)? {
+        if let device { return device }
+        var pair: (DeviceRecord, SecureBytes)
+        if let record = try readRecord() {
+            pair = (record, try DeviceKey.load(record, directory: directory, root: root, policy: policy))
+        } else {
+            // Keys without a device record: never make a new device key over them.
+            if FileSystem.exists(keysPath) {
+                throw .keyStoreUnavailable("\(recordPath) is missing, but the keychain has group keys in \(keysPath); restore it from a backup")
+            }
+            guard create else { return nil }
+            do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
+            pair = try DeviceKey.create(policy: policy, directory: directory, root: root)
+            do { try FileSystem.writeAtomically(pair.0.encoded(), to: recordPath) } catch { throw .system(error) }
+        }
+        let loaded = (record: pair.0, kek: Sodium.deriveKey(pair.1, id: 1, context: "kcAppKEK"))
+        device = loaded
+        return loaded
+    }
+
+    func withLock<R>(_ body: () throws(KeychainError) -> R) throws(KeychainError) -> R {
+        do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
+        let lock: FileLock
+        do { lock = try FileLock(path: directory + "/.lock") } catch { throw .system(error) }
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    var keysPath: String { directory + "/keys.plist" }
+
+    /// The key of `group`; `create` makes, wraps and records a new one
+    /// when there is none (the caller holds the lock).
+    func groupKey(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes), create: Bool) throws(KeychainError) -> GroupKeys? {
+        // keys.plist is read every time, so a destroyed key is never used.
+        var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID)
+        if let w = table.wrapped[group.rawValue] {
+            if let known = groupKeys[group], known.wrapped == w { return known.keys }
+            let keys = GroupKeys(try KeyTable.unwrap(w, group: group, deviceID: device.record.deviceID, kek: device.kek, path: keysPath))
+            groupKeys[group] = (w, keys)
+            return keys
+        }
+        guard create else { return nil }
+        let akk = SecureBytes.random(count: Sodium.keyBytes)
+        let wrapped = KeyTable.wrap(akk, group: group, deviceID: device.record.deviceID, kek: device.kek)
+        table.wrapped[group.rawValue] = wrapped
+        try table.write(path: keysPath)
+        let keys = GroupKeys(akk)
+        groupKeys[group] = (wrapped, keys)
+        return keys
+    }
+
+    /// The group's file, verified, or `nil` when it has none.
+    func openGroup(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes)) throws(KeychainError) -> GroupFile? {
+        let path = groupPath(group)
+        let bytes: [UInt8]?
+        bytes = try PrivateFile.read(path)
+        guard let bytes else { return nil }
+        guard let akk = try groupKey(group, device: device, create: false) else {
+            throw .corrupt(path: path, reason: "the key of access group '\(group.rawValue)' was destroyed (the group was removed); this file is a leftover copy")
+        }
+        return try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk)
+    }
+
+    /// The group's file, or a new empty one (the caller holds the lock).
+    func openOrCreateGroup(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes)) throws(KeychainError) -> GroupFile {
+        if let f = try openGroup(group, device: device) { return f }
+        let akk = try groupKey(group, device: device, create: true)!
+        return GroupFile.create(group: group, path: groupPath(group), deviceID: device.record.deviceID, groupKey: akk)
+    }
+
+    func groups(for query: ItemQuery, context: KeychainContext) throws(KeychainError) -> [AccessGroup] {
+        guard let g = query.accessGroup else { return context.accessGroups }
+        guard context.accessGroups.contains(g) else { throw .missingEntitlement(group: g.rawValue) }
+        return [g]
+    }
+
+    /// The indices in `file` matching `query`, in file order.
+    func matches(_ query: ItemQuery, in file: GroupFile) throws(KeychainError) -> [Int] {
+        var found: [Int] = []
+        let tag = query.pinnedPrimaryKey.map { file.tag(itemClass: query.itemClass, primaryKey: $0) }
+        for i in file.items.indices {
+            if let tag, !Sodium.equal(tag, file.items[i].tag) { continue }
+            if query.matches(try file.attributes(at: i)) { found.append(i) }
+        }
+        return found
+    }
+
+    static func validate(_ a: ItemAttributes) throws(KeychainError) {
+        if a.itemClass == .genericPassword && (!a.server.isEmpty || !a.protocol.isEmpty || a.port != 0 || !a.path.isEmpty
+            || !a.authenticationType.isEmpty || !a.securityDomain.isEmpty) {
+            throw .invalidParameter("internet-password attributes on a generic password")
+        }
+        if a.itemClass == .internetPassword && !a.service.isEmpty {
+            throw .invalidParameter("a service on an internet password")
+        }
+        if a.port < 0 || a.port > 65535 { throw .invalidParameter("port \(a.port) is out of range") }
+    }
+
+    // MARK: SecItem
+
+    /// Adds an item (`SecItemAdd`). Without an access group it goes to the
+    /// app's first group; the creation and modification dates are set now.
+    ///
+    /// - Throws: ``KeychainError/duplicateItem`` when the primary key exists;
+    ///   ``KeychainError/missingEntitlement(group:)`` for a group the app lacks.
+    public func add(_ attributes: ItemAttributes, data: SecureBytes, context: KeychainContext) throws(KeychainError) {
+        var a = attributes
+        let group = a.accessGroup ?? context.accessGroups[0]
+        guard context.accessGroups.contains(group) else { throw .missingEntitlement(group: group.rawValue) }
+        a.accessGroup = group
+        try Self.validate(a)
+        let date = now()
+        a.creationDate = date
+        a.modificationDate = date
+        try withLock { () throws(KeychainError) in
+            let device = try loadDevice(create: true)!
+            let file = try openOrCreateGroup(group, device: device)
+            let tag = file.tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)
+            if file.items.contains(where: { Sodium.equal($0.tag, tag) }) { throw .duplicateItem }
+            let item = file.makeItem(a, secret: data, id: Sodium.randomBytes(16), generation: 1)
+            file.append(item, attributes: a)
+            try file.write()
+        }
+    }
+
+    /// Finds items (`SecItemCopyMatching`): the first match, or all with
+    /// ``ItemQuery/MatchLimit/all``, with the data and attributes asked for.
+    ///
+    /// - Throws: ``KeychainError/itemNotFound`` when nothing matches.
+    public func copyMatching(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) -> [ItemResult] {
+        let groups = try groups(for: query, context: context)
+        guard let device = try loadDevice(create: false) else { throw .itemNotFound }
+        var results: [ItemResult] = []
+        for group in groups {
+            guard let file = try openGroup(group, device: device) else { continue }
+            for i in try matches(query, in: file) {
+                var r = ItemResult()
+                if query.returnAttributes { r.attributes = try file.attributes(at: i) }
+                if query.returnData { r.data = try file.secret(at: i) }
+                results.append(r)
+                if query.matchLimit == .one { return results }
+            }
+        }
+        if results.isEmpty { throw .itemNotFound }
+        return results
+    }
+
+    /// Changes every item matching `query` (`SecItemUpdate`). Each changed
+    /// item is sealed again under a fresh item key and nonces.
+    ///
+    /// - Throws: ``KeychainError/invalidParameter(_:)`` for return keys in the
+    ///   query, no changes or a class change; ``KeychainError/duplicateItem``
+    ///   when a change would collide with another item (nothing is changed);
+    ///   ``KeychainError/itemNotFound`` when nothing matches.
+    public func update(_ query: ItemQuery, with changes: ItemChanges, context: KeychainContext) throws(KeychainError) {
+        if query.hasReturnKeys { throw .invalidParameter("an update query may not ask for results") }
+        if changes.isEmpty { throw .invalidParameter("no attributes to update") }
+        if let g = changes.accessGroup, !context.accessGroups.contains(g) { throw .missingEntitlement(group: g.rawValue) }
+        let groups = try groups(for: query, context: context)
+        try withLock { () throws(KeychainError) in
+            guard let device = try loadDevice(create: false) else { throw .itemNotFound }
+            var files: [AccessGroup: GroupFile] = [:]
+            func file(_ g: AccessGroup) throws(KeychainError) -> GroupFile {
+                if let f = files[g] { return f }
+                let f = try openOrCreateGroup(g, device: device)
+                files[g] = f
+                return f
+            }
+            // Plan every change first, so a collision changes nothing.
+            struct Change { var from: AccessGroup; var index: Int; var attributes: ItemAttributes; var secret: SecureBytes; var id: [UInt8]; var generation: UInt64 }
+            var plan: [Change] = []
+            for g in groups {
+                guard FileSystem.exists(groupPath(g)) else { continue }
+                let f = try file(g)
+                for i in try matches(query, in: f) {
+                    var a = try f.attributes(at: i)
+                    changes.apply(to: &a)
+                    a.modificationDate = now()
+                    try Self.validate(a)
+                    let secret: SecureBytes
+                    if let d = changes.data { secret = d } else { secret = try f.secret(at: i) }
+                    plan.append(Change(from: g, index: i, attributes: a, secret: secret, id: f.items[i].id, generation: f.items[i].generation + 1))
+                }
+            }
+            if plan.isEmpty { throw .itemNotFound }
+            var claimed: Set<[String]> = []
+            for c in plan {
+                let target = c.attributes.accessGroup!
+                let key = [target.rawValue, c.attributes.itemClass.rawValue] + c.attributes.primaryKeyFields
+                if !claimed.insert(key).inserted { throw .duplicateItem }
+                let f = try file(target)
+                let tag = f.tag(itemClass: c.attributes.itemClass, primaryKey: c.attributes.primaryKeyFields)
+                for (i, item) in f.items.enumerated() where Sodium.equal(item.tag, tag) {
+                    if !plan.contains(where: { $0.from == target && $0.index == i }) { throw .duplicateItem }
+                }
+            }
+            var removals: [AccessGroup: Set<Int>] = [:]
+            for c in plan {
+                let target = c.attributes.accessGroup!
+                if target == c.from {
+                    let f = try file(target)
+                    f.replace(at: c.index, with: f.makeItem(c.attributes, secret: c.secret, id: c.id, generation: c.generation), attributes: c.attributes)
+                } else {
+                    removals[c.from, default: []].insert(c.index)
+                    let f = try file(target)
+                    f.append(f.makeItem(c.attributes, secret: c.secret, id: c.id, generation: c.generation), attributes: c.attributes)
+                }
+            }
+            for (g, set) in removals { try file(g).remove(indices: set) }
+            for g in files.keys.sorted() { try files[g]!.write() }
+        }
+    }
+
+    /// Deletes every item matching `query` (`SecItemDelete`).
+    ///
+    /// - Throws: ``KeychainError/itemNotFound`` when nothing matches.
+    public func delete(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) {
+        let groups = try groups(for: query, context: context)
+        try withLock { () throws(KeychainError) in
+            guard let device = try loadDevice(create: false) else { throw .itemNotFound }
+            var deleted = 0
+            for g in groups {
+                guard let f = try openGroup(g, device: device) else { continue }
+                let found = try matches(query, in: f)
+                guard !found.isEmpty else { continue }
+                f.remove(indices: Set(found))
+                try f.write()
+                deleted += found.count
+            }
+            if deleted == 0 { throw .itemNotFound }
+        }
+    }
+
+    // MARK: Groups as a whole (uninstall, backup, restore)
+
+    /// The access groups that have a file, sorted.
+    public func storedGroups() throws(KeychainError) -> [AccessGroup] {
+        let names: [String]
+        do { names = try FileSystem.directoryEntries(directory) } catch { throw .system(error) }
+        return names.compactMap { name -> AccessGroup? in
+            guard name.hasSuffix(".keychain"), !name.hasPrefix(".") else { return nil }
+            return try? AccessGroup(String(name.dropLast(9)))
+        }.sorted()
+    }
+
+    /// Destroys `groups` (crypto-shredding): their keys are removed from
+    /// `keys.plist` first, then their files. Copies of the files left
+    /// elsewhere (old temporary files, snapshots, backups outside AppHome)
+    /// cannot be opened without the keys. A deliberate AppHome backup
+    /// carries its own wrapped key and still restores on this device.
+    public func shred(_ groups: [AccessGroup]) throws(KeychainError) {
+        try withLock { () throws(KeychainError) in
+            // Shredding needs no key: only the record naming this device.
+            if let record = try readRecord() {
+                var table = try KeyTable.read(path: keysPath, deviceID: record.deviceID)
+                for g in groups { table.wrapped[g.rawValue] = nil }
+                try table.write(path: keysPath)
+            }
+            for g in groups {
+                do throws(SystemError) { try FileSystem.removeFile(groupPath(g)) } catch { throw .system(error) }
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import Preferences
+import PropertyList
+
+/// One item as stored: only the id, the generation and the keyed lookup
+/// tag are in clear; `meta` (every attribute), `key` (the item key) and
+/// `secret` are XChaCha20-Poly1305 boxes (`nonce ‖ ciphertext ‖ tag`).
+struct StoredItem: Equatable {
+    var id: [UInt8]
+    var generation: UInt64
+    var tag: [UInt8]
+    var meta: [UInt8]
+    var key: [UInt8]
+    var secret: [UInt8]
+}
+
+/// An access group's key (AKK) and its subkeys, derived once per key; an
+/// open keychain keeps them while the wrapped key in `keys.plist` is the
+/// same, so repeated look-ups do not unwrap and derive again.
+final class GroupKeys {
+    let groupKey: SecureBytes
+    let indexKey: SecureBytes
+    let metaKey: SecureBytes
+    let sealKey: SecureBytes
+    /// A group KeyCheck value already opened with this key.
+    var verifiedKeyCheck: [UInt8]?
+
+    init(_ akk: SecureBytes) {
+        groupKey = akk
+        indexKey = Sodium.deriveKey(akk, id: 1, context: "kcIndex_")
+        metaKey = Sodium.deriveKey(akk, id: 2, context: "kcMeta__")
+        sealKey = Sodium.deriveKey(akk, id: 3, context: "kcSeal__")
+    }
+}
+
+/// An access group's file `<root>/Keychains/<group>.keychain`, opened with
+/// its group key (kept apart, wrapped, in `keys.plist`, so that destroying
+/// the key makes every copy of this file unreadable): the key checked, the
+/// file seal verified. See
+/// `Schemas/keychain.md` for the format and the associated data.
+final class GroupFile {
+    static let formatVersion = 1
+    static let keyCheckConstant: [UInt8] = Array("AppHome keychain group key check".utf8)
+
+    let group: AccessGroup
+    let path: String
+    let deviceID: String
+    /// The group key (AKK) and its subkeys.
+    let keys: GroupKeys
+    var groupKey: SecureBytes { keys.groupKey }
+    var indexKey: SecureBytes { keys.indexKey }
+    var metaKey: SecureBytes { keys.metaKey }
+    var sealKey: SecureBytes { keys.sealKey }
+    let keyCheck: [UInt8]
+    var items: [StoredItem]
+    private var cache: [Int: ItemAttributes] = [:]
+
+    private init(group: AccessGroup, path: String, deviceID: String, keys: GroupKeys, keyCheck: [UInt8], items: [StoredItem]) {
+        self.group = group; self.path = path; self.deviceID = deviceID; self.keys = keys
+        self.keyCheck = keyCheck; self.items = items
+    }
+
+    // MARK: Associated data
+
+    static func keyCheckAD(group: AccessGroup) -> [UInt8] {
+        var e = CanonicalEncoder()
+        e.append("AHKC/1"); e.append("group-key-check"); e.append(group.rawValue)
+        return e.bytes
+    }
+
+    func metaAD(id: [UInt8], generation: UInt64, tag: [UInt8]) -> [UInt8] {
+        var e = CanonicalEncoder()
+        e.append("AHKC/1"); e.append("meta"); e.append(group.rawValue); e.append(id); e.append(generation); e.append(tag)
+        return e.bytes
+    }
+
+    /// format version ‖ purpose ‖ group ‖ class ‖ primary key ‖ accessibility ‖ synchronizable ‖ item id ‖ generation.
+    func itemAD(_ purpose: String, _ a: ItemAttributes, id: [UInt8], generation: UInt64) -> [UInt8] {
+        var e = CanonicalEncoder()
+        e.append("AHKC/1"); e.append(purpose); e.append(group.rawValue); e.append(a.itemClass.rawValue)
+        for f in a.primaryKeyFields { e.append(f) }
+        e.append(a.accessibility.rawValue); e.append(a.synchronizable ? "1" : "0"); e.append(id); e.append(generation)
+        return e.bytes
+    }
+
+    /// The keyed lookup tag of a primary key in this group.
+    func tag(itemClass: ItemClass, primaryKey: [String]) -> [UInt8] {
+        var e = CanonicalEncoder()
+        e.append(itemClass.rawValue)
+        for f in primaryKey { e.append(f) }
+        return Sodium.keyedHash(e.bytes, key: indexKey)
+    }
+
+    // MARK: Create, read, write
+
+    /// A new, empty group file for the group key `keys`.
+    static func create(group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys) -> GroupFile {
+        let check = Sodium.seal(keyCheckConstant, key: keys.groupKey, ad: keyCheckAD(group: group))
+        return GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: [])
+    }
+
+    /// Verifies and opens a group file's bytes (also those carried in a backup).
+    static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys) throws(KeychainError) -> GroupFile {
+        func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
+        guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
+        guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
+        if v > Int128(formatVersion) { throw .versionTooNew(path: path, found: Int(clamping: v), supported: formatVersion) }
+        guard v == 1 else { throw corrupt("FormatVersion \(v) is not valid") }
+        guard case .string(let g)? = top["AccessGroup"] else { throw corrupt("AccessGroup is missing") }
+        guard g == group.rawValue else { throw corrupt("it belongs to the access group '\(g)', not '\(group.rawValue)'") }
+        guard case .string(let dev)? = top["DeviceID"] else { throw corrupt("DeviceID is missing") }
+        guard dev == deviceID else { throw .wrongKey("\(path) was made on another device (\(dev))") }
+        guard case .data(let check)? = top["KeyCheck"], case .data(let seal)? = top["Seal"], case .array(let list)? = top["Items"] else {
+            throw corrupt("KeyCheck, Seal or Items is missing")
+        }
+        if keys.verifiedKeyCheck != check {
+            guard Sodium.open(check, key: keys.groupKey, ad: keyCheckAD(group: group)) != nil else {
+                throw corrupt("the group key check failed (the file does not belong to this group's key)")
+            }
+            keys.verifiedKeyCheck = check
+        }
+        var items: [StoredItem] = []
+        for (i, entry) in list.enumerated() {
+            guard let d = entry.dictionaryValue, case .data(let id)? = d["ID"], id.count == 16,
+                  case .integer(let gen)? = d["Generation"], gen >= 0, gen <= Int128(UInt64.max),
+                  case .data(let tag)? = d["Tag"], case .data(let meta)? = d["Meta"],
+                  case .data(let key)? = d["Key"], case .data(let secret)? = d["Secret"] else {
+                throw corrupt("item \(i) is malformed")
+            }
+            items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret))
+        }
+        let file = GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: items)
+        guard Sodium.equal(file.computeSeal(), seal) else {
+            throw corrupt("the file seal does not match (records changed, removed, added or reordered)")
+        }
+        return file
+    }
+
+    /// The keyed hash over the header and every record, in order.
+    func computeSeal() -> [UInt8] {
+        var e = CanonicalEncoder()
+        e.append("AHKC/1"); e.append("seal"); e.append(group.rawValue); e.append(deviceID)
+        e.append(keyCheck); e.append(UInt64(items.count))
+        for item in items {
+            e.append(item.id); e.append(item.generation); e.append(item.tag); e.append(item.meta); e.append(item.key); e.append(item.secret)
+        }
+        return Sodium.keyedHash(e.bytes, key: sealKey)
+    }
+
+    func encoded() -> [UInt8] {
+        let list: [PlistValue] = items.map {
+            .dictionary(["ID": .data($0.id), "Generation": .integer(Int128($0.generation)), "Tag": .data($0.tag),
+                         "Meta": .data($0.meta), "Key": .data($0.key), "Secret": .data($0.secret)])
+        }
+        let top: [String: PlistValue] = [
+            "FormatVersion": .integer(Int128(Self.formatVersion)),
+            "AccessGroup": .string(group.rawValue),
+            "DeviceID": .string(deviceID),
+            "KeyCheck": .data(keyCheck),
+            "Items": .array(list),
+            "Seal": .data(computeSeal()),
+        ]
+        return (try? PlistCodec.encode(.dictionary(top), format: .binary)) ?? []
+    }
+
+    /// Writes the file atomically and durably (0600); an empty group's file is removed.
+    func write() throws(KeychainError) {
+        do {
+            if items.isEmpty { try FileSystem.removeFile(path) } else { try FileSystem.writeAtomically(encoded(), to: path) }
+        } catch { throw .system(error) }
+    }
+
+    // MARK: Items
+
+    /// The attributes of item `index`, decrypted and checked against its tag.
+    func attributes(at index: Int) throws(KeychainError) -> ItemAttributes {
+        if let a = cache[index] { return a }
+        let item = items[index]
+        guard let plain = Sodium.open(item.meta, key: metaKey, ad: metaAD(id: item.id, generation: item.generation, tag: item.tag)) else {
+            throw .corrupt(path: path, reason: "the attributes of an item do not open")
+        }
+        var bytes = plain.exposedCopy()
+        defer { Sodium.wipe(&bytes) }
+        guard let a = Self.decodeAttributes(bytes, group: group) else { throw .corrupt(path: path, reason: "the attributes of an item are malformed") }
+        guard Sodium.equal(tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields), item.tag) else {
+            throw .corrupt(path: path, reason: "an item's lookup tag does not match its attributes")
+        }
+        cache[index] = a
+        return a
+    }
+
+    /// The secret of item `index`.
+    func secret(at index: Int) throws(KeychainError) -> SecureBytes {
+        let a = try attributes(at: index)
+        let item = items[index]
+        guard let idk = Sodium.open(item.key, key: groupKey, ad: itemAD("item-key", a, id: item.id, generation: item.generation)),
+              let secret = Sodium.open(item.secret, key: idk, ad: itemAD("secret", a, id: item.id, generation: item.generation)) else {
+            throw .corrupt(path: path, reason: "an item's secret does not open")
+        }
+        return secret
+    }
+
+    /// Seals `attributes` (group set to this group) and `secret` as a record
+    /// with a fresh item key and fresh nonces.
+    func makeItem(_ attributes: ItemAttributes, secret: SecureBytes, id: [UInt8], generation: UInt64) -> StoredItem {
+        var a = attributes
+        a.accessGroup = group
+        let t = tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)
+        var plain = Self.encodeAttributes(a)
+        defer { Sodium.wipe(&plain) }
+        let meta = Sodium.seal(plain, key: metaKey, ad: metaAD(id: id, generation: generation, tag: t))
+        let idk = SecureBytes.random(count: Sodium.keyBytes)
+        let key = Sodium.seal(idk, key: groupKey, ad: itemAD("item-key", a, id: id, generation: generation))
+        let sealed = Sodium.seal(secret, key: idk, ad: itemAD("secret", a, id: id, generation: generation))
+        return StoredItem(id: id, generation: generation, tag: t, meta: meta, key: key, secret: sealed)
+    }
+
+    func append(_ item: StoredItem, attributes: ItemAttributes) {
+        var a = attributes
+        a.accessGroup = group
+        cache[items.count] = a
+        items.append(item)
+    }
+
+    func replace(at index: Int, with item: StoredItem, attributes: ItemAttributes) {
+        var a = attributes
+        a.accessGroup = group
+        items[index] = item
+        cache[index] = a
+    }
+
+    func remove(indices: Set<Int>) {
+        var kept: [StoredItem] = []
+        var newCache: [Int: ItemAttributes] = [:]
+        for (i, item) in items.enumerated() where !indices.contains(i) {
+            if let a = cache[i] { newCache[kept.count] = a }
+            kept.append(item)
+        }
+        items = kept
+        cache = newCache
+    }
+
+    // MARK: Attribute encoding (inside the `meta` box)
+
+    static func encodeAttributes(_ a: ItemAttributes) -> [UInt8] {
+        var d: [String: PlistValue] = [
+            "Class": .string(a.itemClass.rawValue),
+            "Account": .string(a.account),
+            "Sync": .bool(a.synchronizable),
+            "Accessible": .string(a.accessibility.rawValue),
+            "Created": .date(a.creationDate),
+            "Modified": .date(a.modificationDate),
+        ]
+        switch a.itemClass {
+        case .genericPassword:
+            d["Service"] = .string(a.service)
+        case .internetPassword:
+            d["Server"] = .string(a.server); d["Protocol"] = .string(a.protocol); d["Port"] = .integer(Int128(a.port))
+            d["Path"] = .string(a.path); d["AuthType"] = .string(a.authenticationType); d["SecurityDomain"] = .string(a.securityDomain)
+        }
+        if let v = a.label { d["Label"] = .string(v) }
+        if let v = a.description { d["Description"] = .string(v) }
+        if let v = a.comment { d["Comment"] = .string(v) }
+        if let v = a.generic { d["Generic"] = .data(v) }
+        return (try? PlistCodec.encode(.dictionary(d), format: .binary)) ?? []
+    }
+
+    static func decodeAttributes(_ bytes: [UInt8], group: AccessGroup) -> ItemAttributes? {
+        guard let d = (try? PlistCodec.decode(bytes, format: .binary))?.dictionaryValue else { return nil }
+        func s(_ k: String) -> String? { if case .string(let v)? = d[k] { return v }; return nil }
+        guard let c = s("Class"), let cls = ItemClass(rawValue: c), let account = s("Account"),
+              case .bool(let sync)? = d["Sync"], let acc = s("Accessible").flatMap(Accessibility.init(rawValue:)),
+              case .date(let created)? = d["Created"], case .date(let modified)? = d["Modified"] else { return nil }
+        var a = ItemAttributes(itemClass: cls, accessGroup: group, creationDate: created, modificationDate: modified)
+        a.account = account; a.synchronizable = sync; a.accessibility = acc
+        switch cls {
+        case .genericPassword:
+            guard let service = s("Service") else { return nil }
+            a.service = service
+        case .internetPassword:
+            guard let server = s("Server"), let p = s("Protocol"), case .integer(let port)? = d["Port"], let path = s("Path"),
+                  let at = s("AuthType"), let sd = s("SecurityDomain") else { return nil }
+            a.server = server; a.protocol = p; a.port = Int(clamping: port); a.path = path; a.authenticationType = at; a.securityDomain = sd
+        }
+        a.label = s("Label"); a.description = s("Description"); a.comment = s("Comment")
+        if case .data(let g)? = d["Generic"] { a.generic = g }
+        return a
+    }
+}

@@ -1,0 +1,132 @@
+import CSecret
+import Keychain
+import Synchronization
+
+/// The user's Secret Service (gnome-keyring, KeePassXC…) through libsecret,
+/// as the keychain's ``SecretStore``, with the kernel's user keyring as its
+/// short-lived cache.
+///
+/// The boundary with C is this target: `GError`s become
+/// `KeychainError.secretService(domain:code:message:)` here, by domain and
+/// code; callers never see GLib types. Only `main` makes one, and only when
+/// a session bus is set, so libsecret never autolaunches anything.
+public struct LibSecretStore: SecretStore {
+    public init() {}
+
+    /// libsecret's error domain name and codes.
+    static let secretErrorDomain = "secret-error-quark"
+    /// libsecret's synchronous calls share one default service object and
+    /// are not safe to make from several threads at once: one at a time.
+    private static let serial = Mutex(())
+
+    private static func makeSchema(_ name: String, attributes: [String]) -> UnsafeMutablePointer<SecretSchema> {
+        let table = apphome_schema_table_new()!
+        for a in attributes { apphome_schema_table_add_string(table, a) }
+        defer { g_hash_table_unref(table) }
+        return secret_schema_newv(name, SECRET_SCHEMA_NONE, table)
+    }
+
+    private static func makeTable(_ attributes: [String: String]) -> OpaquePointer {
+        let table = apphome_string_table_new()!
+        for (k, v) in attributes { apphome_string_table_insert(table, k, v) }
+        return table
+    }
+
+    private static func convert(_ error: UnsafeMutablePointer<GError>?) -> KeychainError {
+        guard let error else { return .secretService(domain: "unknown", code: 0, message: "unknown failure") }
+        defer { g_error_free(error) }
+        let domain = g_quark_to_string(error.pointee.domain).map { String(cString: $0) } ?? "unknown"
+        let message = error.pointee.message.map { String(cString: $0) } ?? ""
+        return .secretService(domain: domain, code: error.pointee.code, message: message)
+    }
+
+    /// Stores `secret` (text) under `attributes` in the default collection,
+    /// replacing an item with the same attributes.
+    public func store(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError) {
+        try Self.serial.withLock { _ throws(KeychainError) in try Self.storeUnlocked(schema: schema, attributes: attributes, label: label, secret: secret) }
+    }
+
+    private static func storeUnlocked(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError) {
+        let s = makeSchema(schema, attributes: Array(attributes.keys))
+        defer { secret_schema_unref(s) }
+        let table = makeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var error: UnsafeMutablePointer<GError>?
+        // libsecret wants a NUL-terminated string: build it in secure memory.
+        let text = SecureBytes(count: secret.count + 1) { t in
+            secret.withUnsafeBytes { s in if s.count > 0 { t.baseAddress!.copyMemory(from: s.baseAddress!, byteCount: s.count) } }
+        }
+        let ok = text.withUnsafeBytes { t in
+            secret_password_storev_sync(s, table, nil, label, t.baseAddress!.assumingMemoryBound(to: CChar.self), nil, &error)
+        }
+        if ok == 0 { throw convert(error) }
+    }
+
+    /// The secret stored under `attributes`, or `nil` when there is none.
+    public func lookup(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes? {
+        try Self.serial.withLock { _ throws(KeychainError) in try Self.lookupUnlocked(schema: schema, attributes: attributes) }
+    }
+
+    private static func lookupUnlocked(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes? {
+        let s = makeSchema(schema, attributes: Array(attributes.keys))
+        defer { secret_schema_unref(s) }
+        let table = makeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let found = secret_password_lookupv_nonpageable_sync(s, table, nil, &error) else {
+            if error != nil { throw convert(error) }
+            return nil
+        }
+        defer { secret_password_free(found) }
+        let n = strlen(found)
+        return SecureBytes(copying: UnsafeRawBufferPointer(start: found, count: n))
+    }
+
+    /// Removes every item matching `attributes`; returns whether one was removed.
+    @discardableResult
+    public func clear(schema: String, attributes: [String: String]) throws(KeychainError) -> Bool {
+        try Self.serial.withLock { _ throws(KeychainError) in try Self.clearUnlocked(schema: schema, attributes: attributes) }
+    }
+
+    private static func clearUnlocked(schema: String, attributes: [String: String]) throws(KeychainError) -> Bool {
+        let s = makeSchema(schema, attributes: Array(attributes.keys))
+        defer { secret_schema_unref(s) }
+        let table = makeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var error: UnsafeMutablePointer<GError>?
+        let ok = secret_password_clearv_sync(s, table, nil, &error)
+        if ok == 0 && error != nil { throw convert(error) }
+        return ok != 0
+    }
+
+    // MARK: The cache: the kernel's user keyring (keyctl(2))
+
+    /// The secret cached under `name` in the user keyring, if it has 32 bytes.
+    public func cached(_ name: String) -> SecureBytes? {
+        var n = -1
+        let buffer = SecureBytes(count: 33) { n = apphome_keyring_read(name, $0.baseAddress, $0.count) }
+        guard n == 32 else { return nil }
+        return buffer.prefix(32)
+    }
+
+    /// Caches `secret` in the user keyring (user: view, read, search; never
+    /// swapped) for `seconds`. Best effort: where the kernel refuses keyctl
+    /// (containers with a seccomp filter), nothing is cached.
+    public func cache(_ name: String, _ secret: SecureBytes, seconds: UInt32) {
+        _ = secret.withUnsafeBytes { apphome_keyring_store(name, $0.baseAddress, $0.count, seconds) }
+    }
+
+    public func forgetCached(_ name: String) {
+        apphome_keyring_remove(name)
+    }
+
+    /// Whether the kernel lets this process use its user keyring.
+    public static func kernelCacheIsAvailable() -> Bool {
+        let store = LibSecretStore()
+        let probe = SecureBytes.random(count: 32)
+        let name = "apphome-keychain:probe"
+        store.cache(name, probe, seconds: 5)
+        defer { store.forgetCached(name) }
+        return store.cached(name)?.constantTimeEquals(probe) ?? false
+    }
+}

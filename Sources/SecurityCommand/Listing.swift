@@ -1,0 +1,70 @@
+import Keychain
+import PropertyList
+
+/// The macOS-style listing of an item (`find-*-password` without `-w`,
+/// `dump-keychain`).
+enum Listing {
+    static func item(_ a: ItemAttributes, directory: String) -> String {
+        var lines: [String] = []
+        let group = a.accessGroup?.rawValue ?? ""
+        lines.append("keychain: \"\(directory)/\(group).keychain\"")
+        lines.append("version: 512")
+        lines.append("class: \"\(a.itemClass.rawValue)\"")
+        lines.append("attributes:")
+        func blob(_ code: String, _ value: String?) { lines.append("    \(code)<blob>=" + (value.map(quoted) ?? "<NULL>")) }
+        blob("0x00000007 ", a.label)
+        blob("\"acct\"", a.account)
+        blob("\"agrp\"", group)
+        if a.itemClass == .internetPassword { blob("\"atyp\"", a.authenticationType) }
+        lines.append("    \"cdat\"<timedate>=" + timedate(a.creationDate))
+        blob("\"desc\"", a.description)
+        if a.itemClass == .genericPassword { blob("\"gena\"", a.generic.map { String(decoding: $0, as: UTF8.self) }) }
+        blob("\"icmt\"", a.comment)
+        lines.append("    \"mdat\"<timedate>=" + timedate(a.modificationDate))
+        switch a.itemClass {
+        case .genericPassword:
+            blob("\"svce\"", a.service)
+        case .internetPassword:
+            blob("\"path\"", a.path)
+            lines.append("    \"port\"<uint32>=" + hex32(a.port))
+            lines.append("    \"ptcl\"<uint32>=" + (a.protocol.isEmpty ? "0x00000000 " : quoted(a.protocol)))
+            blob("\"sdmn\"", a.securityDomain)
+            blob("\"srvr\"", a.server)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for ch in text.unicodeScalars {
+            switch ch {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default:
+                if ch.value < 0x20 || ch.value == 0x7F { out += "\\" + String(ch.value, radix: 8) } else { out.unicodeScalars.append(ch) }
+            }
+        }
+        return out + "\""
+    }
+
+    static func quoted(_ data: SecureBytes) -> String {
+        var bytes = data.exposedCopy()
+        defer { SecureBytes.wipe(&bytes) }
+        return quoted(String(decoding: bytes, as: UTF8.self))
+    }
+
+    static func hex32(_ n: Int) -> String {
+        let h = String(UInt32(truncatingIfNeeded: n), radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 8 - h.count) + h + " "
+    }
+
+    /// `0x…  "YYYYMMDDhhmmssZ\000"` as macOS prints a timedate.
+    static func timedate(_ date: PlistDate) -> String {
+        guard let c = CivilTime(date) else { return "<NULL>" }
+        func pad(_ n: Int, _ w: Int) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        let text = pad(c.year, 4) + pad(c.month, 2) + pad(c.day, 2) + pad(c.hour, 2) + pad(c.minute, 2) + pad(c.second, 2) + "Z"
+        let hex = (Array(text.utf8) + [0]).map { b -> String in let h = String(b, radix: 16, uppercase: true); return h.count == 1 ? "0" + h : h }.joined()
+        return "0x\(hex)  \"\(text)\\000\""
+    }
+}

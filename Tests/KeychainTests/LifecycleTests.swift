@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import Keychain
+import Containers
+import PropertyList
+
+/// The keychain in app lifecycles: update keeps items, uninstall
+/// crypto-shreds them (a shared group lasts until its last member goes),
+/// backups restore on the same device only.
+@Suite struct LifecycleTests {
+    struct Setup {
+        let scratch: KeychainScratch
+        let manager: ContainerManager
+        let participant: KeychainParticipant
+        var keychain: Keychain { scratch.keychain() }
+
+        init(_ s: KeychainScratch = KeychainScratch()) {
+            scratch = s
+            participant = KeychainParticipant(root: s.root, policy: .fileOnly, now: testClock)
+            manager = ContainerManager(root: s.root, now: testClock, participants: [participant])
+        }
+
+        func install(_ id: String, version: String = "1", groups: [String] = []) throws -> KeychainContext {
+            let bundle = try scratch.makeBundle(id + "-" + version, id: id, version: version, groups: groups)
+            let report = try manager.install(AppBundle(path: bundle))
+            return try KeychainContext(installed: report.entry, layout: manager.layout)
+        }
+    }
+
+    @Test func contextsComeFromTheInstalledInfoPlist() throws {
+        let t = Setup()
+        let bundle = try t.scratch.makeBundle("v1", id: "com.example.A", groups: ["group.kc"])
+        let entry = try t.manager.install(AppBundle(path: bundle)).entry
+        let c = try KeychainContext(installed: entry, layout: t.manager.layout)
+        #expect(c.accessGroups.map(\.rawValue) == ["com.example.A", "group.kc"])
+        let b2 = try t.scratch.makeBundle("v2", id: "com.example.B", appGroups: ["group.app"])
+        let c2 = try KeychainContext(infoPlistAt: b2 + "/Info.plist", bundleIdentifier: "com.example.B")
+        #expect(c2.accessGroups.map(\.rawValue) == ["com.example.B", "group.app"])
+    }
+
+    @Test func updateLeavesItemsUntouched() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A")
+        try t.keychain.add(generic("alice", "svc"), data: secret("pw"), context: a)
+        let before = t.scratch.bytes(t.scratch.keychains + "/com.example.A.keychain")
+        let v2 = try t.scratch.makeBundle("A-2", id: "com.example.A", version: "2")
+        _ = try t.manager.update(AppBundle(path: v2))
+        #expect(t.scratch.bytes(t.scratch.keychains + "/com.example.A.keychain") == before)
+        #expect(text(try t.keychain.copyMatching(query(account: "alice"), context: a)[0].data) == "pw")
+    }
+
+    @Test func uninstallShredsTheAppsItemsAndASharedGroupLastsUntilItsLastMember() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A", groups: ["group.shared"])
+        let b = try t.install("com.example.B", groups: ["group.shared"])
+        let shared = try group("group.shared")
+        try t.keychain.add(generic("a", "svc"), data: secret("pa"), context: a)
+        try t.keychain.add(generic("s", "svc", group: shared), data: secret("ps"), context: a)
+        try t.keychain.add(generic("b", "svc"), data: secret("pb"), context: b)
+        let leftover = t.scratch.bytes(t.scratch.keychains + "/com.example.A.keychain")!
+
+        let report = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+        #expect(report.participantFailures.isEmpty)
+        #expect(t.scratch.files().contains("com.example.A.keychain") == false)
+        #expect(text(try t.keychain.copyMatching(query(account: "s"), context: b)[0].data) == "ps")
+        #expect(text(try t.keychain.copyMatching(query(account: "b"), context: b)[0].data) == "pb")
+
+        // A leftover copy of the file cannot be opened: its key is gone.
+        try t.scratch.write(leftover, t.scratch.keychains + "/com.example.A.keychain")
+        let a2 = try t.install("com.example.A")
+        #expect(status { () throws(KeychainError) in _ = try t.keychain.copyMatching(query(account: "a"), context: a2) } == -26275)
+        _ = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+
+        _ = try t.manager.uninstall(try BundleIdentifier("com.example.B"))
+        #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == [])
+        let keys = try PlistCodec.decode(t.scratch.bytes(t.scratch.keychains + "/keys.plist")!).dictionaryValue!["Keys"]!.dictionaryValue!
+        #expect(keys.isEmpty)
+    }
+
+    @Test func anUnreadableInfoPlistOfARemainingAppKeepsEveryGroup() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A")
+        let b = try t.install("com.example.B", groups: ["group.shared"])
+        try t.keychain.add(generic("a", "svc"), data: secret("pa"), context: a)
+        try t.keychain.add(generic("s", "svc", group: try group("group.shared")), data: secret("ps"), context: b)
+        let home = try t.manager.home(for: try BundleIdentifier("com.example.B"))
+        chmod(home.app, 0o755)
+        try t.scratch.write(Array("not a plist".utf8), home.app + "/Info.plist")
+        let report = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+        #expect(report.participantFailures.count == 1)
+        #expect(report.participantFailures.first?.hasPrefix("keychain cleanup for com.example.A failed: ") == true)
+        #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == ["com.example.A.keychain", "group.shared.keychain"])
+    }
+
+    @Test func uninstallShredsWithoutNeedingTheDeviceKey() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A")
+        let service = InMemorySecretStore()
+        try Keychain(root: t.scratch.root, policy: DeviceKeyPolicy(secretStore: service), now: testClock)
+            .add(generic("alice", "svc"), data: secret("pw"), context: a)
+        // The participant has no Secret Service at hand (.fileOnly): still shreds.
+        let report = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+        #expect(report.participantFailures.isEmpty)
+        #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == [])
+    }
+
+    @Test func aReinstalledAppStartsWithAnEmptyKeychain() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A")
+        try t.keychain.add(generic("alice", "svc"), data: secret("pw"), context: a)
+        _ = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+        let again = try t.install("com.example.A")
+        #expect(status { () throws(KeychainError) in _ = try t.keychain.copyMatching(query(), context: again) } == -25300)
+        try t.keychain.add(generic("alice", "svc"), data: secret("new"), context: again)
+        #expect(text(try t.keychain.copyMatching(query(), context: again)[0].data) == "new")
+    }
+
+    @Test func aBackupRestoresOnTheSameDeviceEvenAfterUninstall() throws {
+        let t = Setup()
+        let a = try t.install("com.example.A")
+        try t.keychain.add(generic("plain", "svc"), data: secret("p1"), context: a)
+        try t.keychain.add(generic("local", "svc", accessibility: .whenUnlockedThisDeviceOnly), data: secret("p2"), context: a)
+        let entry = try t.manager.entry(for: try BundleIdentifier("com.example.A"))
+        let payload = try #require(try t.participant.backupPayload(for: entry))
+        // Nothing of the secrets or names is in the payload in clear.
+        #expect(!String(decoding: payload, as: UTF8.self).contains("p1"))
+
+        _ = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
+        let again = try t.install("com.example.A")
+        try t.keychain.add(generic("plain", "svc"), data: secret("changed"), context: again)
+        try t.keychain.add(generic("extra", "svc"), data: secret("p3"), context: again)
+        let notes = try t.participant.restore(payload, for: try t.manager.entry(for: try BundleIdentifier("com.example.A")))
+        #expect(notes == ["keychain: restored 2 item(s) of access group com.example.A"])
+        let all = try t.keychain.copyMatching(query(limit: .all, attributes: true), context: again)
+        #expect(Dictionary(uniqueKeysWithValues: all.map { ($0.attributes!.account, text($0.data)!) }) == ["plain": "p1", "local": "p2", "extra": "p3"])
+    }
+
+    @Test func aBackupFromAnotherDeviceIsSkippedWithANote() throws {
+        let here = Setup()
+        let a = try here.install("com.example.A")
+        try here.keychain.add(generic("plain", "svc"), data: secret("p1"), context: a)
+        try here.keychain.add(generic("local", "svc", accessibility: .afterFirstUnlockThisDeviceOnly), data: secret("p2"), context: a)
+        let payload = try #require(try here.participant.backupPayload(for: try here.manager.entry(for: try BundleIdentifier("com.example.A"))))
+
+        // Another device: another root, so another device root key and id.
+        let there = Setup()
+        let b = try there.install("com.example.A")
+        try there.keychain.add(generic("theirs", "svc"), data: secret("t"), context: b)
+        #expect(try there.keychain.deviceID() != here.keychain.deviceID())
+        let notes = try there.participant.restore(payload, for: try there.manager.entry(for: try BundleIdentifier("com.example.A")))
+        #expect(notes == ["keychain: 2 item(s) of access group com.example.A for com.example.A not restored: the backup was made on another device, and keychain items stay on the device that made them"])
+        let all = try there.keychain.copyMatching(query(limit: .all, attributes: true), context: b)
+        #expect(all.map { $0.attributes!.account } == ["theirs"])
+    }
+
+    @Test func anAppWithoutItemsHasNoPayload() throws {
+        let t = Setup()
+        _ = try t.install("com.example.A")
+        #expect(try t.participant.backupPayload(for: try t.manager.entry(for: try BundleIdentifier("com.example.A"))) == nil)
+    }
+}

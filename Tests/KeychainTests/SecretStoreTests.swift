@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import Keychain
+import KeychainSecretService
+
+/// Whether `scripts/with-keyring.sh` started a headless gnome-keyring for this run.
+let keyringSession = ProcessInfo.processInfo.environment["APPHOME_TEST_SECRET_SERVICE"] == "1"
+
+/// The stores to run the contract against: always the in-memory one; the
+/// real Secret Service inside the keyring session of `make test`.
+func stores() -> [(String, any SecretStore)] {
+    var list: [(String, any SecretStore)] = [("in-memory", InMemorySecretStore())]
+    if keyringSession { list.append(("libsecret", LibSecretStore())) }
+    return list
+}
+
+/// The ``SecretStore`` contract and the device root key kept in a store;
+/// serialised because the real service is one shared process.
+@Suite(.serialized) struct SecretStoreTests {
+    let schema = "org.apphome.Keychain.Test"
+
+    @Test(arguments: stores().indices)
+    func storeLookupAndClearFollowTheContract(_ i: Int) throws {
+        let (name, store) = stores()[i]
+        let attributes = ["case": "round-trip-\(getpid())-\(name)"]
+        #expect(try store.lookup(schema: schema, attributes: attributes) == nil)
+        try store.store(schema: schema, attributes: attributes, label: "AppHome test", secret: secret("s3cret"))
+        #expect(text(try store.lookup(schema: schema, attributes: attributes)) == "s3cret")
+        // The same attributes replace (Secret Service semantics).
+        try store.store(schema: schema, attributes: attributes, label: "AppHome test", secret: secret("other"))
+        #expect(text(try store.lookup(schema: schema, attributes: attributes)) == "other")
+        // Another schema is another item.
+        #expect(try store.lookup(schema: schema + ".Other", attributes: attributes) == nil)
+        #expect(try store.clear(schema: schema, attributes: attributes) == true)
+        #expect(try store.lookup(schema: schema, attributes: attributes) == nil)
+        #expect(try store.clear(schema: schema, attributes: attributes) == false)
+    }
+
+    @Test(arguments: stores().indices)
+    func theDeviceKeyGoesToTheStoreWhenOneIsReachable(_ i: Int) throws {
+        let store = stores()[i].1
+        let s = KeychainScratch()
+        let k = Keychain(root: s.root, policy: DeviceKeyPolicy(secretStore: store), now: testClock)
+        let app = try context("com.example.A")
+        try k.add(generic("alice", "svc"), data: secret("pw"), context: app)
+        #expect(try k.deviceKeyStore() == .secretService)
+        #expect(!s.files().contains("device.key"))
+        let deviceID = try #require(try k.deviceID())
+        defer { _ = try? store.clear(schema: DeviceKey.schema, attributes: DeviceKey.serviceAttributes(root: s.root, deviceID: deviceID)) }
+        // A fresh instance finds the key in the store, whatever its policy
+        // says about new keys: the recorded choice wins.
+        let again = Keychain(root: s.root, policy: DeviceKeyPolicy(secretStore: store, forceFile: true), now: testClock)
+        #expect(text(try again.copyMatching(query(account: "alice"), context: app)[0].data) == "pw")
+        let stored = try store.lookup(schema: DeviceKey.schema, attributes: DeviceKey.serviceAttributes(root: s.root, deviceID: deviceID))
+        #expect(stored?.count == 64)
+        // Without a reachable service the recorded choice is a clear error.
+        #expect(throws: KeychainError.keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (no session bus)")) {
+            _ = try Keychain(root: s.root, policy: .fileOnly, now: testClock).copyMatching(query(), context: app)
+        }
+    }
+
+    @Test(arguments: stores().indices)
+    func aMissingServiceItemIsAClearErrorNotANewKey(_ i: Int) throws {
+        let store = stores()[i].1
+        let s = KeychainScratch()
+        let app = try context("com.example.A")
+        try Keychain(root: s.root, policy: DeviceKeyPolicy(secretStore: store), now: testClock).add(generic("alice", "svc"), data: secret("pw"), context: app)
+        let deviceID = try #require(try s.keychain().deviceID())
+        try store.clear(schema: DeviceKey.schema, attributes: DeviceKey.serviceAttributes(root: s.root, deviceID: deviceID))
+        let before = s.files().map { s.bytes(s.keychains + "/" + $0) }
+        let fresh = Keychain(root: s.root, policy: DeviceKeyPolicy(secretStore: store), now: testClock)
+        let expected = KeychainError.keyStoreUnavailable("the keychain records its key in the Secret Service, but the item for device \(deviceID) is gone")
+        #expect(throws: expected) { _ = try fresh.copyMatching(query(), context: app) }
+        #expect(throws: expected) { try fresh.add(generic("bob", "svc"), data: secret("x"), context: app) }
+        #expect(s.files().map { s.bytes(s.keychains + "/" + $0) } == before)
+    }
+
+    @Test func forceFileKeepsTheKeyInTheFileEvenWithAService() throws {
+        let s = KeychainScratch()
+        let k = Keychain(root: s.root, policy: DeviceKeyPolicy(secretStore: InMemorySecretStore(), forceFile: true), now: testClock)
+        try k.add(generic("alice", "svc"), data: secret("pw"), context: try context("com.example.A"))
+        #expect(try k.deviceKeyStore() == .file)
+        #expect(s.files().contains("device.key"))
+    }
+
+    /// The cache: a fetched key serves look-ups until forgotten, and a
+    /// cached key is always checked. Against the kernel keyring when the
+    /// kernel allows it.
+    @Test(arguments: stores().indices)
+    func aCachedKeyServesLookupsUntilForgottenAndIsAlwaysChecked(_ i: Int) throws {
+        let store = stores()[i].1
+        if store is LibSecretStore && !LibSecretStore.kernelCacheIsAvailable() { return }
+        let s = KeychainScratch()
+        let policy = DeviceKeyPolicy(secretStore: store, cacheSeconds: 60)
+        let app = try context("com.example.A")
+        try Keychain(root: s.root, policy: policy, now: testClock).add(generic("alice", "svc"), data: secret("pw"), context: app)
+        let deviceID = try #require(try s.keychain().deviceID())
+        let cacheName = DeviceKey.cacheName(deviceID)
+        defer { store.forgetCached(cacheName) }
+        #expect(text(try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app)[0].data) == "pw")
+        try store.clear(schema: DeviceKey.schema, attributes: DeviceKey.serviceAttributes(root: s.root, deviceID: deviceID))
+        // The service item is gone, the cached key still opens the keychain ...
+        #expect(text(try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app)[0].data) == "pw")
+        // ... but not without the cache, and not once it is forgotten.
+        let expected = KeychainError.keyStoreUnavailable("the keychain records its key in the Secret Service, but the item for device \(deviceID) is gone")
+        #expect(throws: expected) { _ = try Keychain(root: s.root, policy: DeviceKeyPolicy(secretStore: store), now: testClock).copyMatching(query(), context: app) }
+        store.forgetCached(cacheName)
+        #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app) }
+        // A wrong key in the cache is never used: it fails the key check.
+        store.cache(cacheName, SecureBytes.random(count: 32), seconds: 60)
+        #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app) }
+    }
+
+    @Test func theRealServiceIsExercisedInMakeTest() {
+        // `make test` runs inside scripts/with-keyring.sh; a plain
+        // `swift test` runs the in-memory half only.
+        #expect(stores().count == (keyringSession ? 2 : 1))
+    }
+}

@@ -1,0 +1,63 @@
+import CommandSupport
+import Containers
+import Foundation
+import Keychain
+import PropertyList
+import SecurityCommand
+import Testing
+
+/// A root with installed apps, and a way to run `security` in process.
+final class SecurityScratch: @unchecked Sendable {
+    let path: String
+    var root: String { path + "/root" }
+
+    init() {
+        var template = Array((NSTemporaryDirectory() + "/security-test-XXXXXX").utf8CString)
+        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func install(_ id: String, groups: [String] = []) throws {
+        let bundle = path + "/bundles/" + id + "/App.app"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        var info: [String: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string("1")]
+        if !groups.isEmpty { info["keychain-access-groups"] = .array(groups.map { .string($0) }) }
+        try Data(PlistCodec.encode(.dictionary(info), format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        _ = try ContainerManager(root: root).install(AppBundle(path: bundle))
+    }
+
+    /// Runs `security` in process; `stdin` nil means "a terminal".
+    func run(_ args: [String], stdin: String? = nil, app: String? = "com.example.A", prompts: [String] = [],
+             extra: [String: String] = [:]) -> (status: Int32, out: String, err: String) {
+        var vars = ["APPHOME_ROOT": root, "APPHOME_KEYCHAIN_KEY_STORE": "file"]
+        if let app { vars["APPHOME_BUNDLE_ID"] = app }
+        vars.merge(extra) { $1 }
+        let console = CapturingConsole(input: Array((stdin ?? "").utf8))
+        let status = SecurityCommand.run(args, environment: SecurityEnvironment(variables: vars, standardInputIsTerminal: stdin == nil),
+                                         console: console, prompter: ScriptedPrompter(prompts),
+                                         now: { PlistDate(secondsSince1970: 1_800_000_000) })
+        return (status, console.standardOutput, console.standardError)
+    }
+}
+
+/// Answers prompts from a script, recording what was asked.
+final class ScriptedPrompter: SecretPrompter {
+    var answers: [String]
+    var asked: [String] = []
+    init(_ answers: [String]) { self.answers = answers }
+    func readSecret(prompt: String) -> SecureBytes? {
+        asked.append(prompt)
+        return answers.isEmpty ? nil : SecureBytes(utf8: answers.removeFirst())
+    }
+}
+
+/// The directory holding the package's built executables.
+func productsDirectory() -> String {
+    var candidates = [Bundle.main.bundleURL.deletingLastPathComponent().path, Bundle.main.bundleURL.path]
+    if let exe = Bundle.main.executableURL { candidates.append(exe.deletingLastPathComponent().path) }
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        candidates.append((bundle.bundlePath as NSString).deletingLastPathComponent)
+    }
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/security") } ?? candidates[0]
+}
