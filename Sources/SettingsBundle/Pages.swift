@@ -1,0 +1,152 @@
+import PropertyList
+
+/// One row of a page, as read from the bundle.
+public struct Specifier: Sendable, Equatable {
+    /// The page file it is on, relative to the bundle.
+    public var file: String
+    /// Its index in `PreferenceSpecifiers`.
+    public var index: Int
+    /// Its `Type` (empty when missing or not a string).
+    public var type: String
+    /// Its non-empty `Key`, if any.
+    public var key: String?
+    /// Every key of the row.
+    public var entries: [String: PlistValue]
+
+    /// `PreferenceSpecifiers[3] (Key "sort")`.
+    public var location: String {
+        "PreferenceSpecifiers[\(index)]" + (key.map { " (Key \"\($0)\")" } ?? "")
+    }
+
+    public subscript(_ name: String) -> PlistValue? { entries[name] }
+
+    /// Whether the row is shown on `idiom` (no list, or an empty one, means every idiom).
+    public func isShown(on idiom: Idiom) -> Bool {
+        guard case .array(let list)? = entries["SupportedUserInterfaceIdioms"], !list.isEmpty else { return true }
+        return list.contains(.string(idiom.schemaName))
+    }
+
+    var string: (String) -> String? {
+        { name in if case .string(let s)? = self.entries[name] { return s }; return nil }
+    }
+}
+
+/// A page reached from Root.
+public struct Page: Sendable, Equatable {
+    /// The file, relative to the bundle (`Root~ipad.plist`).
+    public var file: String
+    /// The page's root dictionary.
+    public var contents: [String: PlistValue]
+    /// Its rows, in order (non-dictionary rows left out).
+    public var specifiers: [Specifier]
+    /// Its `StringsTable`.
+    public var stringsTable: String? {
+        if case .string(let s)? = contents["StringsTable"] { return s }
+        return nil
+    }
+}
+
+/// The pages of a bundle for one idiom, depth first from Root in row
+/// order, each page once; problems met on the way are handed to a sink.
+struct PageWalk {
+    let bundle: SettingsBundle
+    let idiom: Idiom
+    let schema: Schema
+    let profile: Profile
+    var pages: [Page] = []
+    var findings: [Finding] = []
+    var visited: Set<String> = []
+
+    init(bundle: SettingsBundle, idiom: Idiom, schema: Schema, profile: Profile) {
+        self.bundle = bundle
+        self.idiom = idiom
+        self.schema = schema
+        self.profile = profile
+    }
+
+    mutating func report(_ rule: String, variant: String? = nil, file: String, location: String = "", _ args: [String: String]) {
+        findings.append(schema.finding(rule, variant: variant, file: file, location: location, profile: profile, args))
+    }
+
+    mutating func run() {
+        guard let root = bundle.pageFile("Root", idiom: idiom) else {
+            report("SB100", file: "", ["idiom": idiom == .phone ? "iphone" : "ipad", "bundle": FileSystemName.last(bundle.path)])
+            return
+        }
+        visit(file: root, name: "Root", trail: ["Root"])
+    }
+
+    /// Reads a page file, reporting parse and shape problems.
+    mutating func load(_ file: String) -> [String: PlistValue]? {
+        guard let bytes = bundle.read(file) else { return nil }
+        let value: PlistValue
+        do { value = try PlistCodec.decode(bytes) } catch {
+            report("SB101", file: file, ["file": file, "detail": "\(error)"])
+            return nil
+        }
+        guard case .dictionary(let d) = value else {
+            report("SB102", file: file, ["file": file, "type": ValueText.typeName(value)])
+            return nil
+        }
+        return d
+    }
+
+    private mutating func visit(file: String, name: String, trail: [String]) {
+        visited.insert(file)
+        guard let contents = load(file) else { return }
+        var specifiers: [Specifier] = []
+        var children: [(Specifier, String)] = []
+        if case .array(let rows)? = contents["PreferenceSpecifiers"] {
+            for (i, row) in rows.enumerated() {
+                guard case .dictionary(let d) = row else { continue }
+                var key: String?
+                if case .string(let k)? = d["Key"], !k.isEmpty { key = k }
+                var type = ""
+                if case .string(let t)? = d["Type"] { type = t }
+                let s = Specifier(file: file, index: i, type: type, key: key, entries: d)
+                specifiers.append(s)
+                if schema.types[type]?.kind == "childPane" || (profile == .iask && type == "IASKCustomViewSpecifier"),
+                   case .string(let child)? = d["File"] {
+                    children.append((s, child))
+                }
+            }
+        }
+        pages.append(Page(file: file, contents: contents, specifiers: specifiers))
+        for (s, child) in children where s.isShown(on: idiom) {
+            followChild(s, child, trail: trail)
+        }
+    }
+
+    private mutating func followChild(_ s: Specifier, _ file: String, trail: [String]) {
+        let title = s.string("Title") ?? ""
+        let location = s.location
+        let isIASKCustom = s.type == "IASKCustomViewSpecifier"
+        if file.hasPrefix("/") || file.contains("://") || file.split(separator: "/").contains("..") {
+            report("SB405", file: s.file, location: location, ["title": title, "File": file])
+            return
+        }
+        var name = file
+        if name.hasSuffix(".plist") {
+            if !isIASKCustom { report("SB403", file: s.file, location: location, ["title": title]) }
+            name.removeLast(6)
+        }
+        if name.contains("/") && !isIASKCustom { report("SB404", file: s.file, location: location, ["title": title, "File": file]) }
+        guard let resolved = bundle.pageFile(name, idiom: idiom) else {
+            if isIASKCustom { return }  // a custom view's File may name anything
+            report("SB402", file: s.file, location: location, ["title": title, "File": name, "idiom": idiom == .phone ? "iphone" : "ipad"])
+            return
+        }
+        if trail.contains(name) {
+            report("SB406", file: s.file, location: location, ["cycle": (trail + [name]).joined(separator: " → ")])
+            return
+        }
+        if visited.contains(resolved) { return }
+        visit(file: resolved, name: name, trail: trail + [name])
+    }
+}
+
+enum FileSystemName {
+    static func last(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
