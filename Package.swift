@@ -30,7 +30,7 @@ let package = Package(
         // schema is Schemas/settings-bundle.schema.json, embedded at build time.
         .target(name: "SettingsBundle", dependencies: ["PropertyList", "Preferences"],
                 resources: [.embedInCode("settings-bundle.schema.json")]),
-        .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"]),
+        .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import CommandSupport
 import Containers
+import SettingsBundle
 
 extension AppHomeCommand {
     /// `install <Name.app>`.
@@ -7,6 +8,7 @@ extension AppHomeCommand {
         let path = try operands(args, ["bundle path"])[0]
         let report = try manager.install(try AppBundle(path: path))
         console.out("installed \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
+        warnAboutSettingsBundle(report.home.app)
     }
 
     /// `update <Name.app>`.
@@ -19,6 +21,7 @@ extension AppHomeCommand {
         let report = try manager.update(bundle)
         console.out("updated \(report.entry.bundleIdentifier) from \(report.previous.displayVersion) to \(report.entry.displayVersion) at \(report.home.path)\n")
         console.out("moved \(report.movedItems.count) item(s) of user data (\(report.userDataBytesCopied) bytes copied); bundle: \(report.bundleBytesCopied) bytes copied\n")
+        warnAboutSettingsBundle(report.home.app)
         if let leftover = report.leftoverHome {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
         }
@@ -32,5 +35,16 @@ extension AppHomeCommand {
         for hook in report.hooks {
             if let failure = hook.failureDescription { console.err("apphome: warning: \(failure)\n") }
         }
+    }
+
+    /// Lints the installed app's `Settings.bundle` and shows its errors on
+    /// standard error. The install stands, as on iOS, where Settings.app
+    /// silently skips what it cannot show.
+    func warnAboutSettingsBundle(_ app: String) {
+        guard let bundle = try? SettingsBundle(path: app + "/Settings.bundle") else { return }
+        let errors = Linter().lint(bundle).findings.filter { $0.severity == .error }
+        guard !errors.isEmpty else { return }
+        console.err("apphome: warning: Settings.bundle has \(errors.count) error(s); installed anyway (see 'defaults lint \(bundle.path)'):\n")
+        for f in errors { console.err("  Settings.bundle/\(f.text)\n") }
     }
 }

@@ -102,6 +102,12 @@ public enum ValueText {
         }
     }
 
+    /// The type name with its article: `a string`, `an integer`, `an array`.
+    public static func withArticle(_ v: PlistValue) -> String {
+        let name = typeName(v)
+        return (["integer", "array"].contains(name) ? "an " : "a ") + name
+    }
+
     /// The phrase for a schema value type: `a string`, `a number`, ….
     static func expected(_ type: String) -> String {
         switch type {

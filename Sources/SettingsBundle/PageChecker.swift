@@ -45,7 +45,7 @@ struct PageChecker {
         }
         guard case .array(let rows)? = contents["PreferenceSpecifiers"] else { return }
         for (i, row) in rows.enumerated() where row.dictionaryValue == nil {
-            report("SB300", location: "PreferenceSpecifiers[\(i)]", ["i": "\(i)", "type": ValueText.typeName(row)])
+            report("SB300", location: "PreferenceSpecifiers[\(i)]", ["i": "\(i)", "type": ValueText.typeName(row), "aType": ValueText.withArticle(row)])
         }
         if isChild, let first = page.specifiers.first, first.index == 0,
            !["group", "radioGroup"].contains(schema.types[first.type]?.kind ?? "") {
@@ -91,6 +91,8 @@ struct PageChecker {
             if !ValueText.matches(value, spec.type) {
                 args["expected"] = ValueText.expected(spec.type)
                 args["type"] = ValueText.typeName(value)
+                args["aType"] = ValueText.withArticle(value)
+                args["v"] = ValueText.describe(value)
                 report(spec.typeRule ?? "SB307", location: loc, args)
                 continue
             }
@@ -156,7 +158,7 @@ struct PageChecker {
         if tv == nil && fv == nil {
             switch dv {
             case .string, .integer, .real:
-                report("SB421", location: loc, ["Key": key, "v": ValueText.describe(dv), "type": ValueText.typeName(dv),
+                report("SB421", location: loc, ["Key": key, "v": ValueText.describe(dv), "type": ValueText.typeName(dv), "aType": ValueText.withArticle(dv),
                                                 "bool": Registration.boolValue(dv) ? "YES" : "NO"])
                 return
             default: break
@@ -197,7 +199,7 @@ struct PageChecker {
             if titles.count != values.count { r("SB411", ["n": "\(values.count)", "m": "\(titles.count)"]) }
             for (i, t) in titles.enumerated() {
                 if case .string = t { continue }
-                r("SB416", ["i": "\(i)", "type": ValueText.typeName(t)])
+                r("SB416", ["i": "\(i)", "type": ValueText.typeName(t), "aType": ValueText.withArticle(t)])
             }
         }
         if case .array(let short)? = s["ShortTitles"], short.count != values.count {
