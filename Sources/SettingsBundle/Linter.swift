@@ -60,8 +60,9 @@ public struct Linter: Sendable {
             }
             add(crossPage(walk.pages, idiom: idiom))
         }
-        // Page files nothing links to.
-        for name in bundle.entries() where name.hasSuffix(".plist") && !visited.contains(name) {
+        // Page files nothing links to (variants of an idiom not linted are not looked at).
+        let skipped = Idiom.allCases.filter { !idioms.contains($0) }.map { $0.fileSuffix + ".plist" }
+        for name in bundle.entries() where name.hasSuffix(".plist") && !visited.contains(name) && !skipped.contains(where: { name.hasSuffix($0) }) {
             add([schema.finding("SB108", file: name, profile: profile, ["file": name])])
         }
         add(LocalizationChecker(schema: schema, profile: profile, bundle: bundle).check(tables: tableOrder, pages: pagesByTable))

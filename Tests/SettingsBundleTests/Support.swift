@@ -3,7 +3,7 @@ import PropertyList
 @testable import SettingsBundle
 
 /// A temporary directory holding one `Settings.bundle`, removed when the test is done.
-final class BundleDirectory {
+final class BundleDirectory: Sendable {
     let base: String
     var path: String { base + "/Settings.bundle" }
 
