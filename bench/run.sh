@@ -5,6 +5,8 @@
 #   write   defaults write D K -int N  vs  gsettings set     vs  python3 plistlib read-modify-write
 #   start   defaults read D K: --static-swift-stdlib build vs a dynamic build
 #   codec   plistbench decode/encode (10 MB)  vs  python3 plistlib (bench/codec_peers.py)  vs  libplist
+#   settings  defaults lint (500 specifiers, 20 languages); validated vs unvalidated write
+#             (bench/settings_bundle.sh, runs alone too; SKIP_SETTINGS=1 skips it)
 #
 # Called by `make bench` after `swift build -c release --static-swift-stdlib`.
 # Environment:
@@ -181,6 +183,11 @@ if [[ ${SKIP_CODEC:-0} != 1 ]]; then
     else
         echo "codec: $BIN_DIR/plistbench not found; codec comparison skipped" >&2
     fi
+fi
+
+# --- settings bundles: lint time, validated vs unvalidated write ------------------------
+if [[ ${SKIP_SETTINGS:-0} != 1 ]]; then
+    BIN_DIR=$BIN_DIR "$here/settings_bundle.sh"
 fi
 
 "$PYTHON" "$here/summarize.py" "$WORK"
