@@ -27,9 +27,10 @@ let package = Package(
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
         // Settings.bundle loading, lint, write validation and registration; the
-        // schema is Schemas/settings-bundle.schema.json, embedded at build time.
+        // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
+        // binary form scripts/compile-settings-schema.py makes of it.
         .target(name: "SettingsBundle", dependencies: ["PropertyList", "Preferences"],
-                resources: [.embedInCode("settings-bundle.schema.json")]),
+                resources: [.embedInCode("settings-bundle.schema.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome"]),
     ],

@@ -34,8 +34,7 @@ struct SettingsSchemaLookup {
 }
 
 extension DefaultsCommand {
-    /// The validator for `domain`, or `nil` when it has no settings bundle
-    /// (or `--no-validate` was given… via `--force`, which still reports).
+    /// The validator for `domain`, or `nil` when it has no settings bundle.
     func validator(for domain: Domain) throws -> WriteValidator? {
         guard let bundle = try SettingsSchemaLookup(root: root, explicit: options.settingsBundle).bundle(for: domain) else { return nil }
         return WriteValidator(bundle: bundle, idiom: options.idiom)
@@ -48,7 +47,7 @@ extension DefaultsCommand {
         guard let validator else { return [] }
         var notes: [Finding] = []
         for key in keys {
-            guard let value = contents[key], let finding: Finding = validator.check(domain: domain.description, key: key, value: value) else { continue }
+            guard let value = contents[key], let finding = validator.check(domain: domain.description, key: key, value: value) else { continue }
             if finding.severity == .error && !force {
                 throw CommandFailure.failure("\(finding.message) [\(finding.rule)]\nDefaults have not been changed (use --force to write anyway).")
             }

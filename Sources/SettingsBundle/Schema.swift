@@ -96,18 +96,33 @@ public struct Schema: Sendable {
 
     /// The schema built into this binary.
     public static let builtIn: Schema = {
-        do { return try load(PackageResources.settings_bundle_schema_json) } catch {
+        do { return try load(PackageResources.settings_bundle_schema_bplist) } catch {
             fatalError("the built-in settings-bundle schema is invalid: \(error)")
         }
     }()
 
-    /// Reads a schema file (typed JSON, see `Schemas/settings-bundle.md`).
+    /// The built-in schema with only each type's name, kind and Key use:
+    /// enough to walk pages and validate writes, at a fraction of the cost
+    /// of ``builtIn`` (no keys, no rules).
+    public static let builtInKinds: Schema = {
+        do { return try load(PackageResources.settings_bundle_schema_bplist, kindsOnly: true) } catch {
+            fatalError("the built-in settings-bundle schema is invalid: \(error)")
+        }
+    }()
+
+    /// Whether this schema was loaded without keys and rules.
+    public private(set) var kindsOnly = false
+
+    /// Reads a schema file: the typed JSON of `Schemas/settings-bundle.schema.json`
+    /// or the same content as a binary property list.
     ///
+    /// - Parameter kindsOnly: skip keys and rules (see ``builtInKinds``).
     /// - Throws: ``SettingsBundleError/invalidSchema(_:)`` naming what is wrong,
     ///   including a version newer than ``supportedVersion``.
-    public static func load(_ bytes: [UInt8]) throws(SettingsBundleError) -> Schema {
+    public static func load(_ bytes: [UInt8], kindsOnly: Bool = false) throws(SettingsBundleError) -> Schema {
         let value: PlistValue
-        do { value = try PlistCodec.decode(bytes, format: .json) } catch { throw .invalidSchema("\(error)") }
+        let format: PlistFormat = bytes.starts(with: BinaryPlistMagic.bytes) ? .binary : .json
+        do { value = try PlistCodec.decode(bytes, format: format) } catch { throw .invalidSchema("\(error)") }
         guard let top = value.dictionaryValue else { throw .invalidSchema("the top level is not an object") }
         guard case .string("org.apphome.settings-bundle-schema")? = top["format"] else {
             throw .invalidSchema("\"format\" is not \"org.apphome.settings-bundle-schema\"")
@@ -122,16 +137,19 @@ public struct Schema: Sendable {
             for (k, spec) in d { out[k] = try keySpec(spec, "\(name).\(k)") }
             return out
         }
-        var schema = Schema(version: Int(v), rootKeys: try keys("rootKeys", top["rootKeys"]),
-                            commonKeys: try keys("commonKeys", top["commonKeys"]), types: [:], rules: [:])
+        var schema = Schema(version: Int(v), rootKeys: [:], commonKeys: [:], types: [:], rules: [:])
+        schema.kindsOnly = kindsOnly
         guard let types = top["types"]?.dictionaryValue else { throw .invalidSchema("\"types\" must be an object") }
         for (name, t) in types {
             guard let d = t.dictionaryValue, case .string(let kind)? = d["kind"], case .string(let key)? = d["key"] else {
                 throw .invalidSchema("types.\(name) needs \"kind\" and \"key\"")
             }
             schema.types[name] = TypeSpec(name: name, kind: kind, key: key, profile: try profile(d["profile"], "types.\(name)"),
-                                          keys: try keys("types.\(name).keys", d["keys"] ?? .dictionary([:])))
+                                          keys: kindsOnly ? [:] : try keys("types.\(name).keys", d["keys"] ?? .dictionary([:])))
         }
+        if kindsOnly { return schema }
+        schema.rootKeys = try keys("rootKeys", top["rootKeys"])
+        schema.commonKeys = try keys("commonKeys", top["commonKeys"])
         guard let rules = top["rules"]?.dictionaryValue else { throw .invalidSchema("\"rules\" must be an object") }
         for (id, r) in rules {
             guard let d = r.dictionaryValue, case .string(let template)? = d["template"] else {

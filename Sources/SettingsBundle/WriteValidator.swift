@@ -6,11 +6,15 @@ import PropertyList
 /// Built once per bundle (it walks the pages for one idiom); each
 /// ``check(domain:key:value:)`` is a dictionary look-up and a comparison.
 public struct WriteValidator: Sendable {
+    /// The schema the pages are walked with: only kinds are needed.
     public let schema: Schema
     /// The row that declares each key, the last one in walk order winning.
     public let declarations: [String: Specifier]
 
-    public init(bundle: SettingsBundle, idiom: Idiom = .phone, profile: Profile = .apple, schema: Schema = .builtIn) {
+    /// - Parameter schema: the schema; by default the built-in one, read
+    ///   without keys and rules (messages come from the full schema, which is
+    ///   only read when a value is refused).
+    public init(bundle: SettingsBundle, idiom: Idiom = .phone, profile: Profile = .apple, schema: Schema = .builtInKinds) {
         self.schema = schema
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
@@ -24,22 +28,23 @@ public struct WriteValidator: Sendable {
         declarations = table
     }
 
-    /// The problem with storing `value` under `key`, or `nil` when it is fine.
-    ///
-    /// Errors (SB700–SB703, SB706, SB707) mean "do not write"; SB705 is a
-    /// warning and SB704 (a key the schema does not know) is info: both may
-    /// be written.
-    public func check(domain: String, key: String, value: PlistValue) -> Finding {
-        check(domain: domain, key: key, value: value) ?? schema.finding("SB704", file: "", ["domain": domain, "key": key])
+    /// SB704 for a key no row declares: stored without validation.
+    public func undeclared(domain: String, key: String) -> Finding {
+        (schema.kindsOnly ? Schema.builtIn : schema).finding("SB704", file: "", ["domain": domain, "key": key])
     }
 
-    /// Like ``check(domain:key:value:)`` but `nil` for a valid value of a known key.
+    /// The problem with storing `value` under `key`, or `nil` when it may be
+    /// stored: a valid value, or a key no row declares (see ``undeclared(domain:key:)``).
+    ///
+    /// Errors (SB700–SB703, SB706, SB707) mean "do not write"; SB705 is a
+    /// warning: the value may be written.
     public func check(domain: String, key: String, value: PlistValue) -> Finding? {
         var args = ["domain": domain, "key": key]
+        let messages = schema.kindsOnly ? Schema.builtIn : schema
         func f(_ rule: String, _ extra: [String: String] = [:]) -> Finding {
-            schema.finding(rule, file: "", args.merging(extra) { _, n in n })
+            messages.finding(rule, file: "", args.merging(extra) { _, n in n })
         }
-        guard let s = declarations[key] else { return f("SB704") }
+        guard let s = declarations[key] else { return nil }
         args["Type"] = s.type
         let kind = schema.types[s.type]?.kind ?? ""
         switch kind {
@@ -89,8 +94,7 @@ public struct WriteValidator: Sendable {
     /// Every stored value that breaks the schema (errors and warnings), in key order.
     public func violations(domain: String, contents: [String: PlistValue]) -> [Finding] {
         contents.keys.sorted().compactMap { k -> Finding? in
-            guard let finding: Finding = check(domain: domain, key: k, value: contents[k]!), finding.severity != .info else { return nil }
-            return finding
+            check(domain: domain, key: k, value: contents[k]!)
         }
     }
 }

@@ -15,6 +15,11 @@ import Testing
         #expect(Schema.builtIn.version == 1)
     }
 
+    @Test func theEmbeddedBinarySchemaIsCompiledFromTheJSON() throws {
+        let binary = try PlistCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.repository + "/Schemas/settings-bundle.schema.bplist"))))
+        #expect(binary == (try Self.schemaJSON()), "Schemas/settings-bundle.schema.bplist is stale: run scripts/compile-settings-schema.py")
+    }
+
     @Test func everyAppleTypeIsKnown() {
         for t in ["PSGroupSpecifier", "PSTextFieldSpecifier", "PSToggleSwitchSpecifier", "PSSliderSpecifier",
                   "PSTitleValueSpecifier", "PSMultiValueSpecifier", "PSRadioGroupSpecifier", "PSChildPaneSpecifier"] {
