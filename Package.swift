@@ -30,7 +30,7 @@ let package = Package(
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
         // binary form scripts/compile-settings-schema.py makes of it.
         .target(name: "SettingsBundle", dependencies: ["PropertyList", "Preferences"],
-                resources: [.embedInCode("settings-bundle.schema.bplist")]),
+                resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome"]),
     ],

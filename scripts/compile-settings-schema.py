@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Compiles Schemas/settings-bundle.schema.json into the binary property list
-the SettingsBundle target embeds (Schemas/settings-bundle.schema.bplist).
+"""Compiles Schemas/settings-bundle.schema.json into the binary property lists
+the SettingsBundle target embeds:
 
-The JSON file is the source; the binary form only exists because it decodes
+- Schemas/settings-bundle.schema.bplist: the whole schema (lint, messages);
+- Schemas/settings-bundle.kinds.bplist: format, version and, per type, only
+  kind, key and profile: all a validated `defaults write` needs to walk pages.
+
+The JSON file is the source; the binary forms exist because they decode
 several times faster, which keeps a validated `defaults write` within 10% of
-an unvalidated one. `swift test` (SchemaTests) fails when the two differ.
+an unvalidated one. `swift test` (SchemaTests) fails when they are stale.
 
 usage: scripts/compile-settings-schema.py
 """
@@ -16,6 +20,7 @@ import sys
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 source = os.path.join(top, "Schemas", "settings-bundle.schema.json")
 target = os.path.join(top, "Schemas", "settings-bundle.schema.bplist")
+kinds_target = os.path.join(top, "Schemas", "settings-bundle.kinds.bplist")
 
 
 def check(value, path="$"):
@@ -35,11 +40,20 @@ def check(value, path="$"):
 with open(source) as f:
     schema = json.load(f)
 check(schema)
-data = plistlib.dumps(schema, fmt=plistlib.FMT_BINARY, sort_keys=True)
-tmp = target + ".tmp"
-with open(tmp, "wb") as f:
-    f.write(data)
-    f.flush()
-    os.fsync(f.fileno())
-os.replace(tmp, target)
-print(f"wrote {os.path.relpath(target, top)} ({len(data)} bytes)")
+kinds = {"format": schema["format"], "version": schema["version"],
+         "types": {name: {k: t[k] for k in ("kind", "key", "profile") if k in t} for name, t in schema["types"].items()}}
+
+
+def write(value, path):
+    data = plistlib.dumps(value, fmt=plistlib.FMT_BINARY, sort_keys=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    print(f"wrote {os.path.relpath(path, top)} ({len(data)} bytes)")
+
+
+write(schema, target)
+write(kinds, kinds_target)

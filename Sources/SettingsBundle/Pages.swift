@@ -69,16 +69,15 @@ struct PageWalk {
     }
 
     mutating func run() {
-        guard let root = bundle.pageFile("Root", idiom: idiom) else {
+        guard let root = bundle.readPage("Root", idiom: idiom) else {
             report("SB100", file: "", ["idiom": idiom == .phone ? "iphone" : "ipad", "bundle": FileSystemName.last(bundle.path)])
             return
         }
-        visit(file: root, name: "Root", trail: ["Root"])
+        visit(file: root.file, bytes: root.bytes, name: "Root", trail: ["Root"])
     }
 
     /// Reads a page file, reporting parse and shape problems.
-    mutating func load(_ file: String) -> [String: PlistValue]? {
-        guard let bytes = bundle.read(file) else { return nil }
+    mutating func load(_ file: String, _ bytes: [UInt8]) -> [String: PlistValue]? {
         let value: PlistValue
         do { value = try PlistCodec.decode(bytes) } catch {
             report("SB101", file: file, ["file": file, "detail": "\(error)"])
@@ -91,9 +90,9 @@ struct PageWalk {
         return d
     }
 
-    private mutating func visit(file: String, name: String, trail: [String]) {
+    private mutating func visit(file: String, bytes: [UInt8], name: String, trail: [String]) {
         visited.insert(file)
-        guard let contents = load(file) else { return }
+        guard let contents = load(file, bytes) else { return }
         var specifiers: [Specifier] = []
         var children: [(Specifier, String)] = []
         if case .array(let rows)? = contents["PreferenceSpecifiers"] {
@@ -131,7 +130,7 @@ struct PageWalk {
             name.removeLast(6)
         }
         if name.contains("/") && !isIASKCustom { report("SB404", file: s.file, location: location, ["title": title, "File": file]) }
-        guard let resolved = bundle.pageFile(name, idiom: idiom) else {
+        guard let resolved = bundle.readPage(name, idiom: idiom) else {
             if isIASKCustom { return }  // a custom view's File may name anything
             report("SB402", file: s.file, location: location, ["title": title, "File": name, "idiom": idiom == .phone ? "iphone" : "ipad"])
             return
@@ -140,8 +139,8 @@ struct PageWalk {
             report("SB406", file: s.file, location: location, ["cycle": (trail + [name]).joined(separator: " → ")])
             return
         }
-        if visited.contains(resolved) { return }
-        visit(file: resolved, name: name, trail: trail + [name])
+        if visited.contains(resolved.file) { return }
+        visit(file: resolved.file, bytes: resolved.bytes, name: name, trail: trail + [name])
     }
 }
 

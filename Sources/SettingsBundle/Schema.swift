@@ -105,7 +105,7 @@ public struct Schema: Sendable {
     /// enough to walk pages and validate writes, at a fraction of the cost
     /// of ``builtIn`` (no keys, no rules).
     public static let builtInKinds: Schema = {
-        do { return try load(PackageResources.settings_bundle_schema_bplist, kindsOnly: true) } catch {
+        do { return try load(PackageResources.settings_bundle_kinds_bplist, kindsOnly: true) } catch {
             fatalError("the built-in settings-bundle schema is invalid: \(error)")
         }
     }()

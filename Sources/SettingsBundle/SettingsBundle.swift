@@ -52,6 +52,15 @@ public struct SettingsBundle: Sendable {
         return nil
     }
 
+    /// Like ``pageFile(_:idiom:)`` but also returns the bytes: one `open`
+    /// per candidate instead of a `stat` and then an `open`.
+    func readPage(_ name: String, idiom: Idiom) -> (file: String, bytes: [UInt8])? {
+        for candidate in [name + idiom.fileSuffix + ".plist", name + ".plist"] {
+            if let bytes = read(candidate) { return (candidate, bytes) }
+        }
+        return nil
+    }
+
     /// The strings file of `table` in `lproj` on `idiom`: `table~<idiom>.strings`, then `table.strings`.
     func stringsFile(_ table: String, lproj: String, idiom: Idiom) -> String? {
         for candidate in [table + idiom.fileSuffix + ".strings", table + ".strings"] where exists(lproj + "/" + candidate) {

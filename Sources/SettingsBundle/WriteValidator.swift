@@ -40,9 +40,9 @@ public struct WriteValidator: Sendable {
     /// warning: the value may be written.
     public func check(domain: String, key: String, value: PlistValue) -> Finding? {
         var args = ["domain": domain, "key": key]
-        let messages = schema.kindsOnly ? Schema.builtIn : schema
         func f(_ rule: String, _ extra: [String: String] = [:]) -> Finding {
-            messages.finding(rule, file: "", args.merging(extra) { _, n in n })
+            // The full schema (messages) is read only when a value is refused.
+            (schema.kindsOnly ? Schema.builtIn : schema).finding(rule, file: "", args.merging(extra) { _, n in n })
         }
         guard let s = declarations[key] else { return nil }
         args["Type"] = s.type

@@ -18,6 +18,9 @@ import Testing
     @Test func theEmbeddedBinarySchemaIsCompiledFromTheJSON() throws {
         let binary = try PlistCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.repository + "/Schemas/settings-bundle.schema.bplist"))))
         #expect(binary == (try Self.schemaJSON()), "Schemas/settings-bundle.schema.bplist is stale: run scripts/compile-settings-schema.py")
+        let kinds = try Schema.load([UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.repository + "/Schemas/settings-bundle.kinds.bplist"))), kindsOnly: true)
+        #expect(kinds.types == Schema.builtIn.types.mapValues { var t = $0; t.keys = [:]; return t },
+                "Schemas/settings-bundle.kinds.bplist is stale: run scripts/compile-settings-schema.py")
     }
 
     @Test func everyAppleTypeIsKnown() {
