@@ -12,6 +12,9 @@ import SettingsBundle
 struct SettingsSchemaLookup {
     let root: String
     let explicit: String?
+    /// The store's resolver, when it has one: a domain it does not route to
+    /// an app home belongs to no installed app, so the registry is not read again.
+    var resolver: DomainResolver?
 
     /// The directory of explicitly registered bundles.
     static func registeredDirectory(root: String) -> String { root + "/Library/SettingsBundles" }
@@ -24,7 +27,8 @@ struct SettingsSchemaLookup {
         }
         guard case .named(let name) = domain else { return nil }
         let layout = ContainerLayout(root: root)
-        if let id = try? BundleIdentifier(name), let registry = try? ContainerRegistry(layout: layout).read(),
+        if resolver?.appPreferencesDirectory(name) != nil || resolver == nil,
+           let id = try? BundleIdentifier(name), let registry = try? ContainerRegistry(layout: layout).read(),
            let e = registry.entries[id] {
             let path = layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app + "/Settings.bundle"
             if let b = try? SettingsBundle(path: path) { return b }
@@ -34,9 +38,14 @@ struct SettingsSchemaLookup {
 }
 
 extension DefaultsCommand {
+    /// Finds the settings bundle of a domain.
+    var schemaLookup: SettingsSchemaLookup {
+        SettingsSchemaLookup(root: root, explicit: options.settingsBundle, resolver: (store as? FilePreferenceStore)?.resolver)
+    }
+
     /// The validator for `domain`, or `nil` when it has no settings bundle.
     func validator(for domain: Domain) throws -> WriteValidator? {
-        guard let bundle = try SettingsSchemaLookup(root: root, explicit: options.settingsBundle).bundle(for: domain) else { return nil }
+        guard let bundle = try schemaLookup.bundle(for: domain) else { return nil }
         return WriteValidator(bundle: bundle, idiom: options.idiom)
     }
 
@@ -91,7 +100,7 @@ extension DefaultsCommand {
             throw Self.unexpected(extra.first { !$0.hasPrefix("-") } ?? extra.last!)
         }
         var defaults = UserDefaults(store: store, domain: domain, arguments: UserDefaults.argumentDomain(from: extra))
-        if let bundle = try SettingsSchemaLookup(root: root, explicit: options.settingsBundle).bundle(for: domain) {
+        if let bundle = try schemaLookup.bundle(for: domain) {
             defaults.register(settingsBundle: bundle, idiom: options.idiom)
         }
         guard let resolved = try defaults.resolve(key) else {
@@ -139,7 +148,7 @@ extension DefaultsCommand {
             bundle = try SettingsBundle(path: target)
         } else {
             let domain = try Domain(argument: target)
-            guard let b = try SettingsSchemaLookup(root: root, explicit: options.settingsBundle).bundle(for: domain) else {
+            guard let b = try schemaLookup.bundle(for: domain) else {
                 throw CommandFailure.failure("\(target) is neither a settings bundle directory nor a domain with one")
             }
             bundle = b
