@@ -40,6 +40,7 @@ public struct Linter: Sendable {
         var visited: Set<String> = []
         var pagesByTable: [String: [Page]] = [:]
         var tableOrder: [String] = []
+        var registeredByIdiom: [(Idiom, [String: Specifier])] = []
         func add(_ list: [Finding]) {
             for f in list where seen.insert(f).inserted { findings.append(f) }
         }
@@ -59,6 +60,17 @@ public struct Linter: Sendable {
                 }
             }
             add(crossPage(walk.pages, idiom: idiom))
+            registeredByIdiom.append((idiom, Self.defaultRows(walk.pages, idiom: idiom, schema: schema, profile: profile)))
+        }
+        if registeredByIdiom.count == 2 { add(compareIdioms(registeredByIdiom[0], registeredByIdiom[1])) }
+        // Variants without a base page.
+        for name in bundle.entries() {
+            for idiom in Idiom.allCases where name.hasSuffix(idiom.fileSuffix + ".plist") {
+                let base = String(name.dropLast(idiom.fileSuffix.count + 6))
+                if !bundle.exists(base + ".plist") {
+                    add([schema.finding("SB105", file: name, profile: profile, ["file": name, "base": base, "idiom": idiom.rawValue])])
+                }
+            }
         }
         // Page files nothing links to (variants of an idiom not linted are not looked at).
         let skipped = Idiom.allCases.filter { !idioms.contains($0) }.map { $0.fileSuffix + ".plist" }
@@ -67,6 +79,41 @@ public struct Linter: Sendable {
         }
         add(LocalizationChecker(schema: schema, profile: profile, bundle: bundle).check(tables: tableOrder, pages: pagesByTable))
         return LintReport(findings: findings)
+    }
+
+    /// The rows that register a default on `idiom`, by key (the last one winning).
+    static func defaultRows(_ pages: [Page], idiom: Idiom, schema: Schema, profile: Profile) -> [String: Specifier] {
+        var out: [String: Specifier] = [:]
+        for page in pages {
+            for s in page.specifiers where s.isShown(on: idiom) {
+                guard let k = s.key, let kind = schema.types[s.type]?.kind, Registration.editableKinds(profile).contains(kind),
+                      s["DefaultValue"] != nil else { continue }
+                out[k] = s
+            }
+        }
+        return out
+    }
+
+    /// Keys whose default differs in type between the idioms' variants
+    /// (SB603), and keys that only a device variant declares (SB604).
+    func compareIdioms(_ a: (Idiom, [String: Specifier]), _ b: (Idiom, [String: Specifier])) -> [Finding] {
+        var out: [Finding] = []
+        for k in Set(a.1.keys).union(b.1.keys).sorted() {
+            switch (a.1[k], b.1[k]) {
+            case let (x?, y?):
+                let tx = ValueText.typeName(x["DefaultValue"]!), ty = ValueText.typeName(y["DefaultValue"]!)
+                if tx != ty && !(ValueText.number(x["DefaultValue"]!) != nil && ValueText.number(y["DefaultValue"]!) != nil) {
+                    out.append(schema.finding("SB603", file: y.file, location: y.location, profile: profile,
+                                              ["k": k, "type1": tx, "variantA": x.file, "type2": ty, "variantB": y.file]))
+                }
+            case let (x?, nil) where x.file.contains("~"):
+                out.append(schema.finding("SB604", file: x.file, location: x.location, profile: profile, ["k": k, "variant": x.file, "idiom": a.0.rawValue]))
+            case let (nil, y?) where y.file.contains("~"):
+                out.append(schema.finding("SB604", file: y.file, location: y.location, profile: profile, ["k": k, "variant": y.file, "idiom": b.0.rawValue]))
+            default: break
+            }
+        }
+        return out
     }
 
     /// Keys used more than once: on one page (SB601), across pages with

@@ -93,6 +93,11 @@ struct LocalizationChecker {
                     report("SB500", file: file, ["lproj": lproj, "table": table, "detail": "\(error)"])
                     continue
                 }
+                if let enc = decoded.guessedEncoding { report("SB107", file: file, ["file": file, "enc": enc]) }
+                for idiom in Idiom.allCases where bundle.exists(lproj + "/" + table + idiom.fileSuffix + ".strings") {
+                    report("SB506", file: lproj + "/" + table + idiom.fileSuffix + ".strings",
+                           ["lang": lang, "table": table, "suffix": idiom.fileSuffix, "idiom": idiom.rawValue])
+                }
                 for text in wanted where decoded.strings[text] == nil {
                     report("SB503", file: file, ["lang": lang, "string": text, "table": table])
                 }

@@ -52,6 +52,13 @@ struct PageChecker {
             report("SB407", ["file": page.file])
         }
         for s in page.specifiers { checkSpecifier(s) }
+        // A group hidden on an idiom does not hide the rows after it (InAppSettingsKit PR #384).
+        for (n, s) in page.specifiers.enumerated() where schema.types[s.type]?.kind == "group" {
+            guard case .array(let idioms)? = s["SupportedUserInterfaceIdioms"], !idioms.isEmpty,
+                  n + 1 < page.specifiers.count, page.specifiers[n + 1]["SupportedUserInterfaceIdioms"] == nil else { continue }
+            report("SB308", variant: "group", location: s.location,
+                   ["title": s.string("Title") ?? "", "idioms": idioms.map(ValueText.bare).joined(separator: ", ")])
+        }
     }
 
     mutating func checkSpecifier(_ s: Specifier) {

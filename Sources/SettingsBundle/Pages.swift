@@ -80,7 +80,12 @@ struct PageWalk {
     mutating func load(_ file: String, _ bytes: [UInt8]) -> [String: PlistValue]? {
         let value: PlistValue
         do { value = try PlistCodec.decode(bytes) } catch {
-            report("SB101", file: file, ["file": file, "detail": "\(error)"])
+            // JSON is never guessed by the codec (a `{` also opens OpenStep): say so when it is JSON.
+            if (try? PlistCodec.decode(bytes, format: .json)) != nil {
+                report("SB103", file: file, ["file": file, "format": "JSON"])
+            } else {
+                report("SB101", file: file, ["file": file, "detail": "\(error)"])
+            }
             return nil
         }
         guard case .dictionary(let d) = value else {

@@ -10,6 +10,9 @@ public struct WriteValidator: Sendable {
     public let schema: Schema
     /// The row that declares each key, the last one in walk order winning.
     public let declarations: [String: Specifier]
+    /// Keys declared only by rows hidden on ``idiom``.
+    public let hidden: Set<String>
+    public let idiom: Idiom
 
     /// - Parameter schema: the schema; by default the built-in one, read
     ///   without keys and rules (messages come from the full schema, which is
@@ -19,18 +22,26 @@ public struct WriteValidator: Sendable {
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
         var table: [String: Specifier] = [:]
+        var hiddenKeys: Set<String> = []
         for page in walk.pages {
-            for s in page.specifiers where s.isShown(on: idiom) {
+            for s in page.specifiers {
                 guard let k = s.key, schema.types[s.type] != nil else { continue }
-                table[k] = s
+                if s.isShown(on: idiom) { table[k] = s } else { hiddenKeys.insert(k) }
             }
         }
         declarations = table
+        hidden = hiddenKeys.subtracting(table.keys)
+        self.idiom = idiom
     }
 
-    /// SB704 for a key no row declares: stored without validation.
+    /// Why a key no row declares is stored without validation: SB708 when
+    /// only rows hidden on this idiom declare it, else SB704.
     public func undeclared(domain: String, key: String) -> Finding {
-        (schema.kindsOnly ? Schema.builtIn : schema).finding("SB704", file: "", ["domain": domain, "key": key])
+        let messages = schema.kindsOnly ? Schema.builtIn : schema
+        if hidden.contains(key) {
+            return messages.finding("SB708", file: "", ["domain": domain, "key": key, "idiom": idiom.rawValue])
+        }
+        return messages.finding("SB704", file: "", ["domain": domain, "key": key])
     }
 
     /// The problem with storing `value` under `key`, or `nil` when it may be

@@ -16,6 +16,7 @@ import Testing
         .dictionary(["Type": "PSTextFieldSpecifier", "Title": "Name", "Key": "user", "DefaultValue": ""]),
         .dictionary(["Type": "PSTitleValueSpecifier", "Key": "version", "DefaultValue": "1", "Values": ["1", "2"], "Titles": ["One", "Two"]]),
         .dictionary(["Type": "PSChildPaneSpecifier", "Title": "More", "File": "Child", "Key": "pane"]),
+        Rows.toggle("padOnly", ["SupportedUserInterfaceIdioms": ["Pad"]]),
     ]), "Child.plist": Rows.page([Rows.group()])])
 
     static let validator = WriteValidator(bundle: bundle.bundle)
@@ -53,6 +54,7 @@ import Testing
         ("section", "x", "SB706 error: com.app section: \"section\" names a PSGroupSpecifier, which stores no value"),
         ("pane", "x", "SB706 error: com.app pane: \"pane\" names a PSChildPaneSpecifier, which stores no value"),
         ("private", ["any", "thing"], "SB704 info: com.app private: key is not declared in the settings schema; stored without validation"),
+        ("padOnly", "x", "SB708 info: com.app padOnly: key is hidden on idiom phone (SupportedUserInterfaceIdioms)"),
     ]
 
     @Test(arguments: cases.indices)
@@ -77,7 +79,7 @@ import Testing
             #expect(!refused.isEmpty, "\(rule) has no refused case")
             let keys = Set(refused.map(\.0))
             // SB704's accepted twin is any declared key; the others need an accepted value of the same key.
-            let accepted = Self.cases.filter { $0.2 == nil && (keys.contains($0.0) || rule == "SB704" || rule == "SB706") }
+            let accepted = Self.cases.filter { $0.2 == nil && (keys.contains($0.0) || ["SB704", "SB706", "SB708"].contains(rule)) }
             #expect(!accepted.isEmpty, "\(rule) has no accepted case")
         }
     }
