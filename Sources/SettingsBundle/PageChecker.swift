@@ -104,15 +104,15 @@ struct PageChecker {
                 continue
             }
             if let allowed = spec.allowedValues(profile) {
-                let items = value.arrayValue ?? [value]
-                for item in items {
-                    guard case .string(let v) = item, allowed.contains(v) else {
-                        args["v"] = ValueText.bare(item)
-                        args["list"] = allowed.joined(separator: ", ")
-                        report(spec.valuesRule ?? "SB307", location: loc,
-                               spec.valuesRule == nil ? args.merging(["expected": "one of " + allowed.joined(separator: ", "), "type": ValueText.describe(item)]) { _, n in n } : args)
-                        continue
-                    }
+                for item in value.arrayValue ?? [value] {
+                    if case .string(let v) = item, allowed.contains(v) { continue }
+                    var a = args
+                    a["v"] = ValueText.bare(item)
+                    a["list"] = allowed.joined(separator: ", ")
+                    // A key without its own rule falls back to SB307 ("must be one of …").
+                    a["expected"] = "one of " + allowed.joined(separator: ", ")
+                    a["type"] = ValueText.describe(item)
+                    report(spec.valuesRule ?? "SB307", location: loc, a)
                 }
             }
         }
