@@ -77,7 +77,8 @@ enum HelpText {
       read --effective <domain> <key> [-Key value...]
                                the value through argument -> app -> global ->
                                registration (the bundle's DefaultValues), and
-                               the layer it came from
+                               the layer it came from (--format json: one
+                               object {"layer": …, "value": …})
       --settings-bundle <dir>  use this bundle as the schema (before the verb);
                                otherwise an installed app's Settings.bundle,
                                else <root>/Library/SettingsBundles/<domain>.bundle

@@ -106,8 +106,15 @@ extension DefaultsCommand {
         guard let resolved = try defaults.resolve(key) else {
             throw CommandFailure.failure("The domain/default pair of (\(pairName(domain)), \(key)) does not exist in any layer")
         }
-        try printValue(resolved.value, topLevel: true)
-        console.out("(layer: \(resolved.layer.rawValue))\n")
+        if options.format == .json {
+            // One JSON object, so scripts get the value and its layer together.
+            var value = String(decoding: try PlistCodec.encode(resolved.value, format: .json), as: UTF8.self)
+            while value.hasSuffix("\n") { value.removeLast() }
+            console.out("{\"layer\": \(PlistCodec.jsonStringLiteral(resolved.layer.rawValue)), \"value\": \(value)}\n")
+        } else {
+            try printValue(resolved.value, topLevel: true)
+            console.out("(layer: \(resolved.layer.rawValue))\n")
+        }
     }
 
     /// `lint [--json] [--strict] [--profile apple|iask] [--idiom phone|pad] [--schema FILE] <bundle|domain>`.
