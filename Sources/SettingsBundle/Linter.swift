@@ -46,6 +46,7 @@ public struct Linter: Sendable {
         }
         for idiom in idioms {
             var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
+            walk.checkDuplicates = true
             walk.run()
             add(walk.findings)
             visited.formUnion(walk.visited)

@@ -94,6 +94,7 @@ struct LocalizationChecker {
                     continue
                 }
                 if let enc = decoded.guessedEncoding { report("SB107", file: file, ["file": file, "enc": enc]) }
+                for k in decoded.duplicateKeys { report("SB505", file: file, ["lang": lang, "table": table, "k": k]) }
                 for idiom in Idiom.allCases where bundle.exists(lproj + "/" + table + idiom.fileSuffix + ".strings") {
                     report("SB506", file: lproj + "/" + table + idiom.fileSuffix + ".strings",
                            ["lang": lang, "table": table, "suffix": idiom.fileSuffix, "idiom": idiom.rawValue])

@@ -56,6 +56,8 @@ struct PageWalk {
     var pages: [Page] = []
     var findings: [Finding] = []
     var visited: Set<String> = []
+    /// Look for duplicate keys in XML pages (SB207): the linter does, the write path does not.
+    var checkDuplicates = false
 
     init(bundle: SettingsBundle, idiom: Idiom, schema: Schema, profile: Profile) {
         self.bundle = bundle
@@ -91,6 +93,25 @@ struct PageWalk {
         guard case .dictionary(let d) = value else {
             report("SB102", file: file, ["file": file, "type": ValueText.typeName(value)])
             return nil
+        }
+        if checkDuplicates && PlistCodec.detectFormat(bytes) == .xml {
+            for dup in DuplicateKeys.inXML(bytes) {
+                var container: PlistValue? = value
+                var path = ""
+                for step in dup.path {
+                    switch step {
+                    case .key(let k):
+                        container = container?.dictionaryValue?[k]
+                        path += path.isEmpty ? k : "." + k
+                    case .index(let n):
+                        container = container?.arrayValue.flatMap { n < $0.count ? $0[n] : nil }
+                        path += "[\(n)]"
+                    }
+                }
+                let last = container?.dictionaryValue?[dup.key]
+                report("SB207", file: file, ["k": dup.key, "path": path.isEmpty ? "the top level" : path,
+                                             "v": last.map(ValueText.describe) ?? "?"])
+            }
         }
         return d
     }

@@ -79,6 +79,8 @@ public enum StringsTable {
         public var strings: [String: String]
         /// Set when no byte-order mark said what the encoding was and a guess was made.
         public var guessedEncoding: String?
+        /// Keys of a text table defined more than once (the last one wins).
+        public var duplicateKeys: [String] = []
     }
 
     /// Decodes a table. A file holding only a byte-order mark (or only
@@ -108,7 +110,8 @@ public enum StringsTable {
             return Decoded(strings: try stringsOnly(PlistCodec.decode(utf8, format: .xml)), guessedEncoding: guessed)
         }
         if isBlank(utf8) { return Decoded(strings: [:], guessedEncoding: guessed) }
-        return Decoded(strings: try stringsOnly(PlistCodec.decode(utf8, format: .openStep)), guessedEncoding: guessed)
+        let strings = try stringsOnly(PlistCodec.decode(utf8, format: .openStep))
+        return Decoded(strings: strings, guessedEncoding: guessed, duplicateKeys: DuplicateKeys.inStrings(utf8))
     }
 
     private static func stringsOnly(_ value: PlistValue) throws(PlistError) -> [String: String] {
