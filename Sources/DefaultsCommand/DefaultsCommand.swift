@@ -155,6 +155,7 @@ public struct DefaultsCommand {
         case "find": try find(args)
         case "lint": try lint(args)
         case "validate": try validate(args)
+        case "range": try range(args)
         case "printhostidentifier":
             guard args.isEmpty else { throw Self.unexpected(args[0]) }
             console.out(try store.hostIdentifier() + "\n")

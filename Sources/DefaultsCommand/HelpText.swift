@@ -69,6 +69,8 @@ enum HelpText {
                                id (SB...); exit 1 on any error; --strict makes
                                warnings errors; iask accepts InAppSettingsKit
       validate <domain>        list stored values that break the domain's schema
+      range <domain> <key>     what the schema accepts for the key (like
+                               gsettings range): type, range MIN MAX, or enum
       write [--force] <domain> <key> <value>
                                a key the schema declares is checked first; a
                                bad value is refused and nothing is written;

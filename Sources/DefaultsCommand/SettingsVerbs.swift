@@ -89,6 +89,20 @@ extension DefaultsCommand {
         }
     }
 
+    /// `range D K`: what the schema lets `write` store under the key.
+    func range(_ args: [String]) throws {
+        guard args.count >= 2 else { throw CommandFailure.usage("range needs a domain and a key") }
+        if args.count > 2 { throw Self.unexpected(args[2]) }
+        let domain = try self.domain(args, verb: "range")
+        guard let validator = try validator(for: domain) else {
+            throw CommandFailure.failure("no settings bundle for domain \(domain)")
+        }
+        guard let lines = validator.range(of: args[1]) else {
+            throw CommandFailure.failure("key \(args[1]) is not declared in the settings schema of \(domain); any value is stored")
+        }
+        console.out(lines.joined(separator: "\n") + "\n")
+    }
+
     /// `read --effective D K [-Arg value…]`: the value through the search
     /// list (argument → application → global → registration) and its layer.
     func readEffective(_ args: [String]) throws {

@@ -108,4 +108,32 @@ public struct WriteValidator: Sendable {
             check(domain: domain, key: k, value: contents[k]!)
         }
     }
+
+    /// What `key` accepts, in the manner of `gsettings range`: `type boolean`,
+    /// `type string`, `type any`, `range MIN MAX`, or `enum` followed by one
+    /// line per allowed value (with its title); `nil` for an undeclared key.
+    public func range(of key: String) -> [String]? {
+        guard let s = declarations[key] else { return nil }
+        func choices(_ values: [PlistValue], _ titles: [PlistValue]) -> [String] {
+            ["enum"] + values.enumerated().map { i, v in
+                if i < titles.count, case .string(let t) = titles[i] { return "\(ValueText.describe(v)) (\(t))" }
+                return ValueText.describe(v)
+            }
+        }
+        switch schema.types[s.type]?.kind ?? "" {
+        case "toggle":
+            if s["TrueValue"] == nil && s["FalseValue"] == nil { return ["type boolean"] }
+            return choices([s["TrueValue"] ?? .bool(true), s["FalseValue"] ?? .bool(false)], [])
+        case "slider":
+            guard let lo = s["MinimumValue"], let hi = s["MaximumValue"] else { return ["type number"] }
+            return ["range \(ValueText.bare(lo)) \(ValueText.bare(hi))"]
+        case "multiValue", "radioGroup", "titleValue":
+            guard case .array(let values)? = s["Values"] else { return ["type any"] }
+            return choices(values, s["Titles"]?.arrayValue ?? [])
+        case "textField": return ["type string"]
+        case "datePicker": return ["type date"]
+        case "group", "childPane", "button": return ["none (\(s.type) stores no value)"]
+        default: return ["type any"]
+        }
+    }
 }

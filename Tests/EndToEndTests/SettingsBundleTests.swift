@@ -121,6 +121,11 @@ struct SettingsBundleEndToEndTests {
             }
         }
         try root.expectOutput(["read", Self.id, "userName"], "Ray\n")
+        // A whole-domain write is checked key by key, and refused as a whole.
+        let rep = try root.run(["write", Self.id, "{ userName = Ann; volume = 9; }"])
+        #expect(rep.status == 1)
+        #expect(rep.stderr.hasPrefix("defaults: com.example.ScaryBugs volume: \"9\" is not one of the allowed values"))
+        try root.expectOutput(["read", Self.id, "userName"], "Ray\n")
         try root.expectOutput(["validate", Self.id], "")
 
         let forced = try root.run(["write", "--force", Self.id, "userName", "-int", "7"])
@@ -147,6 +152,11 @@ struct SettingsBundleEndToEndTests {
         try root.expectOutput(["read", "--effective", Self.id, "showRatings", "-showRatings", "YES"], "YES\n(layer: argument)\n")
         try root.expectOutput(["--format", "json", "read", "--effective", Self.id, "volume"], "{\"layer\": \"registration\", \"value\": 2}\n")
         try root.expectOutput(["--format", "json", "read", "--effective", Self.id, "thumbnailSize"], "{\"layer\": \"registration\", \"value\": 64.0}\n")
+        try root.expectOutput(["range", Self.id, "thumbnailSize"], "range 32.0 128.0\n")
+        try root.expectOutput(["range", Self.id, "volume"], "enum\n1 (Quiet)\n2 (Normal)\n3 (Loud)\n")
+        let undeclared = try root.run(["range", Self.id, "lastBug"])
+        #expect(undeclared.status == 1)
+        #expect(undeclared.stderr == "defaults: key lastBug is not declared in the settings schema of com.example.ScaryBugs; any value is stored\n")
         let missing = try root.run(["read", "--effective", Self.id, "nothing"])
         #expect(missing.status == 1)
         #expect(missing.stderr == "defaults: The domain/default pair of (com.example.ScaryBugs, nothing) does not exist in any layer\n")

@@ -84,6 +84,23 @@ import Testing
         }
     }
 
+    static let ranges: [(String, [String]?)] = [
+        ("flag", ["type boolean"]),
+        ("mode", ["enum", "\"on\"", "\"off\""]),
+        ("size", ["range 0.0 10.0"]),
+        ("sort", ["enum", "\"name\" (Name)", "\"date\" (Date)"]),
+        ("level", ["enum", "1 (Low)", "2 (High)"]),
+        ("user", ["type string"]),
+        ("section", ["none (PSGroupSpecifier stores no value)"]),
+        ("private", nil),
+    ]
+
+    @Test(arguments: ranges.indices)
+    func rangeDescribesWhatAKeyAccepts(index: Int) {
+        let (key, expected) = Self.ranges[index]
+        #expect(Self.validator.range(of: key) == expected)
+    }
+
     @Test func violationsListsStoredValuesThatBreakTheSchemaInKeyOrder() {
         let stored: [String: PlistValue] = ["sort": "size", "flag": true, "size": 99, "private": 1, "version": "9"]
         #expect(Self.validator.violations(domain: "com.app", contents: stored).map(\.rule) == ["SB702", "SB701", "SB705"])
