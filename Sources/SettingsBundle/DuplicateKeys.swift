@@ -35,7 +35,7 @@ enum DuplicateKeys {
                 }
                 i += 1
             } else {
-                while i < b.count && OldStyleTextCharacters.isUnquoted(b[i]) { out.append(b[i]); i += 1 }
+                while i < b.count && OldStyleText.isUnquotedCharacter(b[i]) { out.append(b[i]); i += 1 }
             }
             return (try? OldStyleText.unescape(String(decoding: out, as: UTF8.self))) ?? String(decoding: out, as: UTF8.self)
         }
@@ -127,27 +127,11 @@ enum DuplicateKeys {
     }
 }
 
-enum OldStyleTextCharacters {
-    static func isUnquoted(_ c: UInt8) -> Bool {
-        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || "_$+/:.-".utf8.contains(c)
-    }
-}
-
 enum XMLText {
+    /// The five predefined XML entities; plist writers escape nothing else in keys.
     static func decodeEntities(_ s: String) -> String {
         guard s.contains("&") else { return s }
-        return s.replacingAll("&lt;", "<").replacingAll("&gt;", ">").replacingAll("&quot;", "\"").replacingAll("&apos;", "'").replacingAll("&amp;", "&")
-    }
-}
-
-extension String {
-    func replacingAll(_ a: String, _ b: String) -> String {
-        var out = "", rest = self[...]
-        while let r = rest.firstRange(of: a) {
-            out += rest[..<r.lowerBound]
-            out += b
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
+        return s.replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
+            .replacing("&apos;", with: "'").replacing("&amp;", with: "&")
     }
 }

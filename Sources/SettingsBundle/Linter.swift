@@ -61,7 +61,7 @@ public struct Linter: Sendable {
                 }
             }
             add(crossPage(walk.pages, idiom: idiom))
-            registeredByIdiom.append((idiom, Self.defaultRows(walk.pages, idiom: idiom, schema: schema, profile: profile)))
+            registeredByIdiom.append((idiom, Registration.rows(walk.pages, idiom: idiom, schema: schema, profile: profile)))
         }
         if registeredByIdiom.count == 2 { add(compareIdioms(registeredByIdiom[0], registeredByIdiom[1])) }
         // Variants without a base page.
@@ -80,19 +80,6 @@ public struct Linter: Sendable {
         }
         add(LocalizationChecker(schema: schema, profile: profile, bundle: bundle).check(tables: tableOrder, pages: pagesByTable))
         return LintReport(findings: findings)
-    }
-
-    /// The rows that register a default on `idiom`, by key (the last one winning).
-    static func defaultRows(_ pages: [Page], idiom: Idiom, schema: Schema, profile: Profile) -> [String: Specifier] {
-        var out: [String: Specifier] = [:]
-        for page in pages {
-            for s in page.specifiers where s.isShown(on: idiom) {
-                guard let k = s.key, let kind = schema.types[s.type]?.kind, Registration.editableKinds(profile).contains(kind),
-                      s["DefaultValue"] != nil else { continue }
-                out[k] = s
-            }
-        }
-        return out
     }
 
     /// Keys whose default differs in type between the idioms' variants

@@ -1,3 +1,4 @@
+import Preferences
 import PropertyList
 
 /// One row of a page, as read from the bundle.
@@ -26,8 +27,10 @@ public struct Specifier: Sendable, Equatable {
         return list.contains(.string(idiom.schemaName))
     }
 
-    var string: (String) -> String? {
-        { name in if case .string(let s)? = self.entries[name] { return s }; return nil }
+    /// The string under `name`, or `nil` when absent or not a string.
+    func string(_ name: String) -> String? {
+        if case .string(let s)? = entries[name] { return s }
+        return nil
     }
 }
 
@@ -72,7 +75,7 @@ struct PageWalk {
 
     mutating func run() {
         guard let root = bundle.readPage("Root", idiom: idiom) else {
-            report("SB100", file: "", ["idiom": idiom == .phone ? "iphone" : "ipad", "bundle": FileSystemName.last(bundle.path)])
+            report("SB100", file: "", ["idiom": idiom == .phone ? "iphone" : "ipad", "bundle": FileSystem.lastComponent(bundle.path)])
             return
         }
         visit(file: root.file, bytes: root.bytes, name: "Root", trail: ["Root"])
@@ -167,11 +170,5 @@ struct PageWalk {
         }
         if visited.contains(resolved.file) { return }
         visit(file: resolved.file, bytes: resolved.bytes, name: name, trail: trail + [name])
-    }
-}
-
-enum FileSystemName {
-    static func last(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
     }
 }

@@ -32,13 +32,19 @@ public enum Registration {
                                 includeReadOnly: Bool = false, schema: Schema = .builtIn) -> [String: PlistValue] {
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
+        return rows(walk.pages, idiom: idiom, schema: schema, profile: profile, includeReadOnly: includeReadOnly)
+            .mapValues { $0["DefaultValue"]! }
+    }
+
+    /// The rows that register a default on `idiom`, by key, the last in walk order winning.
+    static func rows(_ pages: [Page], idiom: Idiom, schema: Schema, profile: Profile, includeReadOnly: Bool = false) -> [String: Specifier] {
         var kinds = editableKinds(profile)
         if includeReadOnly { kinds.insert("titleValue") }
-        var out: [String: PlistValue] = [:]
-        for page in walk.pages {
+        var out: [String: Specifier] = [:]
+        for page in pages {
             for s in page.specifiers where s.isShown(on: idiom) {
-                guard let k = s.key, let kind = schema.types[s.type]?.kind, kinds.contains(kind), let dv = s["DefaultValue"] else { continue }
-                out[k] = dv
+                guard let k = s.key, let kind = schema.types[s.type]?.kind, kinds.contains(kind), s["DefaultValue"] != nil else { continue }
+                out[k] = s
             }
         }
         return out
