@@ -22,8 +22,9 @@ public struct DefaultsCommand {
         var keyPaths = false
         /// `--settings-bundle PATH`: the schema for every domain this run touches.
         var settingsBundle: String?
-        /// `--idiom phone|pad`: the device the settings bundle is read for.
-        var idiom: Idiom = .phone
+        /// `--idiom phone|pad`: the device the settings bundle is read for
+        /// (phone when not given; `lint` then checks both).
+        var idiom: Idiom?
         /// `--force`: write values the settings schema refuses.
         var force = false
     }

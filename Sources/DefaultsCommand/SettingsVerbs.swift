@@ -46,7 +46,7 @@ extension DefaultsCommand {
     /// The validator for `domain`, or `nil` when it has no settings bundle.
     func validator(for domain: Domain) throws -> WriteValidator? {
         guard let bundle = try schemaLookup.bundle(for: domain) else { return nil }
-        return WriteValidator(bundle: bundle, idiom: options.idiom)
+        return WriteValidator(bundle: bundle, idiom: options.idiom ?? .phone)
     }
 
     /// Checks the final values of `keys` in `contents`; throws when one is
@@ -115,7 +115,7 @@ extension DefaultsCommand {
         }
         var defaults = UserDefaults(store: store, domain: domain, arguments: UserDefaults.argumentDomain(from: extra))
         if let bundle = try schemaLookup.bundle(for: domain) {
-            defaults.register(settingsBundle: bundle, idiom: options.idiom)
+            defaults.register(settingsBundle: bundle, idiom: options.idiom ?? .phone)
         }
         guard let resolved = try defaults.resolve(key) else {
             throw CommandFailure.failure("The domain/default pair of (\(pairName(domain)), \(key)) does not exist in any layer")
@@ -135,7 +135,7 @@ extension DefaultsCommand {
     func lint(_ args: [String]) throws {
         var json = false, strict = false
         var profile = Profile.apple
-        var idioms = Idiom.allCases
+        var idioms = options.idiom.map { [$0] } ?? Idiom.allCases
         var schema = Schema.builtIn
         var target: String?
         var rest = args[...]

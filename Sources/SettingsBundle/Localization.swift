@@ -38,11 +38,20 @@ public struct Localization: Sendable {
         return byName[normalise(developmentRegion)] ?? byName["base"]
     }
 
-    /// `string` translated through `table`, or `string` itself.
+    /// The strings of `table` in the chosen language (`table~<idiom>.strings`
+    /// first); empty when there is none or it cannot be read. Fetch a table
+    /// once when translating many strings.
+    public func strings(table: String) -> [String: String] {
+        guard let lproj, let file = bundle.stringsFile(table, lproj: lproj, idiom: idiom),
+              let bytes = bundle.read(file), let decoded = try? StringsTable.decode(bytes) else { return [:] }
+        return decoded.strings
+    }
+
+    /// `string` translated through `table`, or `string` itself (Settings
+    /// shows the raw string when a table or a key is missing).
     public func localized(_ string: String, table: String?) -> String {
-        guard let table, let lproj, let file = bundle.stringsFile(table, lproj: lproj, idiom: idiom),
-              let bytes = bundle.read(file), let decoded = try? StringsTable.decode(bytes) else { return string }
-        return decoded.strings[string] ?? string
+        guard let table else { return string }
+        return strings(table: table)[string] ?? string
     }
 }
 

@@ -65,6 +65,13 @@ struct SettingsBundleEndToEndTests {
         let strict = try root.run(["lint", "--strict", app + "/Settings.bundle"])
         #expect(strict.status == 1)
         #expect(strict.stdout.contains("Root.plist: PreferenceSpecifiers[2] (Key \"name\"): error: text field \"name\": KeyboardType"))
+        // A bundle whose pad variant is broken: the global --idiom picks which device lint checks.
+        let pad = root.workFile("Pad.bundle")
+        try FileManager.default.copyItem(atPath: Self.v1 + "/Settings.bundle", toPath: pad.path)
+        try Self.brokenRoot.write(to: pad.appendingPathComponent("Root~ipad.plist"), atomically: true, encoding: .utf8)
+        #expect(try root.run(["--idiom", "phone", "lint", pad.path]).status == 0)
+        #expect(try root.run(["--idiom", "pad", "lint", pad.path]).status == 1)
+        #expect(try root.run(["lint", pad.path]).status == 1)
         let usage = try root.run(["lint", "--profile", "android", Self.v1 + "/Settings.bundle"])
         #expect(usage.status == 255)
         #expect(usage.stderr.hasPrefix("defaults: option --profile needs apple or iask\n"))
