@@ -43,10 +43,16 @@ extension DefaultsCommand {
         SettingsSchemaLookup(root: root, explicit: options.settingsBundle, resolver: (store as? FilePreferenceStore)?.resolver)
     }
 
-    /// The validator for `domain`, or `nil` when it has no settings bundle.
-    func validator(for domain: Domain) throws -> WriteValidator? {
+    /// Where compiled settings bundles are kept (see ``CompiledSchemaCache``).
+    static func compiledSchemaDirectory(root: String) -> String { root + "/Library/Caches/SettingsSchemas" }
+
+    /// The validator of `keys` in `domain`, or `nil` when the domain has no
+    /// settings bundle. It comes from the compiled form of the bundle when
+    /// that is fresh (one small file read), else from walking the bundle.
+    func validator(for domain: Domain, keys: [String]) throws -> WriteValidator? {
         guard let bundle = try schemaLookup.bundle(for: domain) else { return nil }
-        return WriteValidator(bundle: bundle, idiom: options.idiom ?? .phone)
+        return CompiledSchemaCache(directory: Self.compiledSchemaDirectory(root: root))
+            .validator(for: bundle, idiom: options.idiom ?? .phone, keys: keys)
     }
 
     /// Checks the final values of `keys` in `contents`; throws when one is
@@ -77,10 +83,10 @@ extension DefaultsCommand {
         guard !args.isEmpty else { throw CommandFailure.usage("validate needs a domain") }
         if args.count > 1 { throw Self.unexpected(args[1]) }
         let domain = try self.domain(args, verb: "validate")
-        guard let validator = try validator(for: domain) else {
+        let contents = try store.read(domain, scope: options.scope) ?? [:]
+        guard let validator = try validator(for: domain, keys: Array(contents.keys)) else {
             throw CommandFailure.failure("no settings bundle for domain \(domain) (install the app, register one under \(SettingsSchemaLookup.registeredDirectory(root: root)), or pass --settings-bundle)")
         }
-        let contents = try store.read(domain, scope: options.scope) ?? [:]
         let found = validator.violations(domain: domain.description, contents: contents)
         for f in found { console.out("\(f.severity.rawValue): \(f.message) [\(f.rule)]\n") }
         let errors = found.filter { $0.severity == .error }.count
@@ -94,7 +100,7 @@ extension DefaultsCommand {
         guard args.count >= 2 else { throw CommandFailure.usage("range needs a domain and a key") }
         if args.count > 2 { throw Self.unexpected(args[2]) }
         let domain = try self.domain(args, verb: "range")
-        guard let validator = try validator(for: domain) else {
+        guard let validator = try validator(for: domain, keys: [args[1]]) else {
             throw CommandFailure.failure("no settings bundle for domain \(domain)")
         }
         guard let lines = validator.range(of: args[1]) else {

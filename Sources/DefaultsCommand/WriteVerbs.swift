@@ -20,7 +20,7 @@ extension DefaultsCommand {
             guard case .dictionary(let replacement) = rep else {
                 throw CommandFailure.failure("Rep argument is not a dictionary\nDefaults have not been changed.")
             }
-            let validator = try validator(for: domain)
+            let validator = try validator(for: domain, keys: Array(replacement.keys))
             var notes: [Finding] = []
             try store.update(domain, scope: options.scope) {
                 notes = try Self.checkWrite(validator, domain: domain, keys: replacement.keys.sorted(), contents: replacement, force: force)
@@ -32,7 +32,7 @@ extension DefaultsCommand {
         let key = args[1]
         let path = try keyPath(key)
         let request = try ValueArguments.parse(Array(args[2...]))
-        let validator = try validator(for: domain)
+        let validator = try validator(for: domain, keys: [path.components[0]])
         var notes: [Finding] = []
         try store.update(domain, scope: options.scope) { contents in
             switch request {

@@ -13,6 +13,10 @@ public struct WriteValidator: Sendable {
     /// Keys declared only by rows hidden on ``idiom``.
     public let hidden: Set<String>
     public let idiom: Idiom
+    /// The page files the walk read (for ``CompiledSchemaCache``).
+    let pageFiles: [String]
+    /// A hidden row of each key in ``hidden``.
+    let hiddenRows: [String: Specifier]
 
     /// - Parameter schema: the schema; by default the built-in one, read
     ///   without keys and rules (messages come from the full schema, which is
@@ -22,16 +26,28 @@ public struct WriteValidator: Sendable {
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
         var table: [String: Specifier] = [:]
-        var hiddenKeys: Set<String> = []
+        var hiddenTable: [String: Specifier] = [:]
         for page in walk.pages {
             for s in page.specifiers {
                 guard let k = s.key, schema.types[s.type] != nil else { continue }
-                if s.isShown(on: idiom) { table[k] = s } else { hiddenKeys.insert(k) }
+                if s.isShown(on: idiom) { table[k] = s } else { hiddenTable[k] = s }
             }
         }
         declarations = table
-        hidden = hiddenKeys.subtracting(table.keys)
+        hiddenRows = hiddenTable.filter { table[$0.key] == nil }
+        hidden = Set(hiddenRows.keys)
         self.idiom = idiom
+        pageFiles = walk.pages.map(\.file)
+    }
+
+    /// A validator from rows already looked up (``CompiledSchemaCache``).
+    init(declarations: [String: Specifier], hidden: Set<String>, idiom: Idiom) {
+        self.schema = .builtInKinds
+        self.declarations = declarations
+        self.hidden = hidden
+        self.idiom = idiom
+        self.pageFiles = []
+        self.hiddenRows = [:]
     }
 
     /// Why a key no row declares is stored without validation: SB708 when

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+import PropertyList
+
+/// Settings bundles compiled for write validation, as `glib-compile-schemas`
+/// compiles `.gschema.xml`: one file per bundle and idiom in a cache
+/// directory, so a validated `defaults write` reads one small file instead of
+/// decoding every page.
+///
+/// File format (text, version 1): a header of lines, `end`, then one line per
+/// declared key: the key as a JSON string, a tab, and the declaring row as
+/// typed JSON on one line (`{"file": …, "index": …, "hidden": …, "row": {…}}`).
+///
+/// ```
+/// apphome-settings-compiled 1
+/// schema <FNV-1a of the kinds schema, hex>
+/// bundle <path>
+/// idiom phone
+/// source <size> <mtime seconds> <mtime nanoseconds> <inode> <path>
+/// end
+/// ```
+///
+/// A file is used only when its version, schema, bundle and idiom match and
+/// every `source` (the bundle directory, each page read and the directory it
+/// is in) still has the recorded size, modification time and inode; anything
+/// else, including a damaged file, means "compile again". The cache is only
+/// an accelerator: when it cannot be written, validation walks the bundle.
+public struct CompiledSchemaCache: Sendable {
+    /// The cache directory, e.g. `<root>/Library/Caches/SettingsSchemas`.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    static let magic = "apphome-settings-compiled 1"
+
+    /// A validator for writes of `keys` to a domain whose schema is `bundle`.
+    ///
+    /// Only `keys` are looked up; the validator knows nothing of other keys.
+    public func validator(for bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator {
+        let file = path(for: bundle, idiom: idiom)
+        if let bytes = (try? FileSystem.readFileIfPresent(file)) ?? nil, let found = lookUp(bytes, bundle: bundle, idiom: idiom, keys: keys) {
+            return found
+        }
+        let validator = WriteValidator(bundle: bundle, idiom: idiom)
+        try? write(validator, bundle: bundle, idiom: idiom, to: file)
+        return validator
+    }
+
+    func path(for bundle: SettingsBundle, idiom: Idiom) -> String {
+        directory + "/" + Self.hex(Self.fnv1a(Array((bundle.path + "\0" + idiom.rawValue).utf8))) + ".compiled"
+    }
+
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+
+    static func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    static let schemaStamp = hex(fnv1a(PackageResources.settings_bundle_kinds_bplist))
+
+    /// `size mtime-s mtime-ns inode` of a path, or `nil` when it cannot be read.
+    static func stamp(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return "\(st.st_size) \(st.st_mtim.tv_sec) \(st.st_mtim.tv_nsec) \(st.st_ino)"
+    }
+
+    func header(_ bundle: SettingsBundle, _ idiom: Idiom) -> String {
+        "\(Self.magic)\nschema \(Self.schemaStamp)\nbundle \(bundle.path)\nidiom \(idiom.rawValue)\n"
+    }
+
+    /// Parses a compiled file; `nil` when it is stale or damaged.
+    func lookUp(_ bytes: [UInt8], bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator? {
+        let expected = Array(header(bundle, idiom).utf8)
+        guard bytes.starts(with: expected) else { return nil }
+        var i = expected.count
+        func line() -> Substring? {
+            guard i < bytes.count, let end = bytes[i...].firstIndex(of: 0x0A) else { return nil }
+            defer { i = end + 1 }
+            return Substring(String(decoding: bytes[i..<end], as: UTF8.self))
+        }
+        while let l = line() {
+            if l == "end" { break }
+            guard l.hasPrefix("source ") else { return nil }
+            let fields = l.dropFirst(7).split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
+            guard fields.count == 5, Self.stamp(String(fields[4])) == fields[0..<4].joined(separator: " ") else { return nil }
+        }
+        let body = bytes[i...]
+        var declarations: [String: Specifier] = [:]
+        var hidden: Set<String> = []
+        for key in keys {
+            let needle = [0x0A] + Array(PlistCodec.jsonStringLiteral(key).utf8) + [0x09]
+            guard let start = Self.find(needle, in: bytes, from: i - 1) else { continue }
+            let valueStart = start + needle.count
+            guard let end = body[valueStart...].firstIndex(of: 0x0A),
+                  case .dictionary(let d)? = try? PlistCodec.decode(Array(bytes[valueStart..<end]), format: .json),
+                  case .string(let file)? = d["file"], case .integer(let index)? = d["index"], case .bool(let isHidden)? = d["hidden"],
+                  case .dictionary(let row)? = d["row"], case .string(let type)? = row["Type"] else { return nil }
+            if isHidden { hidden.insert(key); continue }
+            declarations[key] = Specifier(file: file, index: Int(index), type: type, key: key, entries: row)
+        }
+        return WriteValidator(declarations: declarations, hidden: hidden, idiom: idiom)
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        var i = max(start, 0)
+        let last = haystack.count - needle.count
+        while i <= last {
+            if haystack[i] == needle[0] && haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Typed JSON on one line: the writer's newlines and indentation are
+    /// layout only (newlines inside strings are escaped), so they go.
+    static func oneLine(_ json: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count)
+        var i = 0
+        while i < json.count {
+            if json[i] == 0x0A {
+                i += 1
+                while i < json.count && json[i] == 0x20 { i += 1 }
+                continue
+            }
+            out.append(json[i])
+            i += 1
+        }
+        return out
+    }
+
+    func write(_ validator: WriteValidator, bundle: SettingsBundle, idiom: Idiom, to file: String) throws {
+        var text = header(bundle, idiom)
+        var sources = [bundle.path]
+        for page in validator.pageFiles {
+            let full = bundle.path + "/" + page
+            sources.append(full)
+            let dir = FileSystem.parentDirectory(full)
+            if !sources.contains(dir) { sources.append(dir) }
+        }
+        for s in sources {
+            guard let stamp = Self.stamp(s) else { return }
+            text += "source \(stamp) \(s)\n"
+        }
+        text += "end\n"
+        var rows: [(String, Specifier, Bool)] = validator.declarations.map { ($0.key, $0.value, false) }
+        rows += validator.hiddenRows.map { ($0.key, $0.value, true) }
+        for (key, s, isHidden) in rows.sorted(by: { $0.0 < $1.0 }) {
+            let record: PlistValue = .dictionary(["file": .string(s.file), "index": .integer(Int128(s.index)),
+                                                  "hidden": .bool(isHidden), "row": .dictionary(s.entries)])
+            let json = String(decoding: Self.oneLine(try PlistCodec.encode(record, format: .json)), as: UTF8.self)
+            text += PlistCodec.jsonStringLiteral(key) + "\t" + json + "\n"
+        }
+        try FileSystem.makeDirectories(directory)
+        try FileSystem.writeAtomically(Array(text.utf8), to: file)
+    }
+}
