@@ -84,7 +84,7 @@ public struct CompiledSchemaCache: Sendable {
         guard bytes.starts(with: expected) else { return nil }
         var i = expected.count
         func line() -> Substring? {
-            guard i < bytes.count, let end = bytes[i...].firstIndex(of: 0x0A) else { return nil }
+            guard let end = Self.lineEnd(bytes, from: i) else { return nil }
             defer { i = end + 1 }
             return Substring(String(decoding: bytes[i..<end], as: UTF8.self))
         }
@@ -94,14 +94,13 @@ public struct CompiledSchemaCache: Sendable {
             let fields = l.dropFirst(7).split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
             guard fields.count == 5, Self.stamp(String(fields[4])) == fields[0..<4].joined(separator: " ") else { return nil }
         }
-        let body = bytes[i...]
         var declarations: [String: Specifier] = [:]
         var hidden: Set<String> = []
         for key in keys {
             let needle = [0x0A] + Array(PlistCodec.jsonStringLiteral(key).utf8) + [0x09]
             guard let start = Self.find(needle, in: bytes, from: i - 1) else { continue }
             let valueStart = start + needle.count
-            guard let end = body[valueStart...].firstIndex(of: 0x0A),
+            guard let end = Self.lineEnd(bytes, from: valueStart),
                   case .dictionary(let d)? = try? PlistCodec.decode(Array(bytes[valueStart..<end]), format: .json),
                   case .string(let file)? = d["file"], case .integer(let index)? = d["index"], case .bool(let isHidden)? = d["hidden"],
                   case .dictionary(let row)? = d["row"], case .string(let type)? = row["Type"] else { return nil }
@@ -111,15 +110,31 @@ public struct CompiledSchemaCache: Sendable {
         return WriteValidator(declarations: declarations, hidden: hidden, idiom: idiom)
     }
 
+    /// The first index of `needle` in `haystack` at or after `start`. The
+    /// needle starts with a newline, so candidates are found with `memchr`
+    /// (the compiled file of a large bundle is scanned once per key).
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
         var i = max(start, 0)
-        let last = haystack.count - needle.count
-        while i <= last {
-            if haystack[i] == needle[0] && haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
+        guard let first = needle.first else { return nil }
+        return haystack.withUnsafeBytes { h -> Int? in
+            while i + needle.count <= h.count {
+                guard let hit = memchr(h.baseAddress! + i, Int32(first), h.count - i) else { return nil }
+                let at = UnsafeRawPointer(hit) - UnsafeRawPointer(h.baseAddress!)
+                guard at + needle.count <= h.count else { return nil }
+                if memcmp(h.baseAddress! + at, needle, needle.count) == 0 { return at }
+                i = at + 1
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// The index of the next newline at or after `start`.
+    static func lineEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { b in
+            guard let hit = memchr(b.baseAddress! + start, 0x0A, b.count - start) else { return nil }
+            return UnsafeRawPointer(hit) - UnsafeRawPointer(b.baseAddress!)
+        }
     }
 
     /// Typed JSON on one line: the writer's newlines and indentation are
