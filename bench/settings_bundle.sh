@@ -44,6 +44,15 @@ hyperfine "${common[@]}" --export-json "$work/settings-write.json" \
     --prepare "$d write com.example.ScaryBugs volume -int 1" -n "validated ScaryBugs" "$d write com.example.ScaryBugs volume -int 2" \
     --prepare "$d write com.example.big key5 -int 1" -n "validated 500 rows" "$d write com.example.big key5 -int 2"
 
+# Instructions executed per write (valgrind, when installed): unlike times, they do not
+# move with the load of a shared machine.
+if command -v valgrind >/dev/null 2>&1; then
+    for args in "com.example.plain volume -int 1" "com.example.ScaryBugs volume -int 1" "com.example.big key5 -int 1"; do
+        n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $d write $args 2>&1 | sed -n 's/.*refs: *//p' | tr -d ,)
+        printf '%s\t%s\n' "${args%% *}" "$n"
+    done > "$work/instructions.tsv"
+fi
+
 # Medians and CPU time (user + system) as well as means: on a shared machine the
 # mean follows the load; CPU time is what validation itself costs.
 python3 - "$work" <<'PY'
@@ -59,4 +68,11 @@ for name in ("unvalidated", "validated ScaryBugs", "validated 500 rows"):
     print(f"settings write {name:>20}: median {r['median']*1000:.2f} ms ({(r['median']/base['median'] - 1)*100:+.1f}%), "
           f"mean {r['mean']*1000:.2f} ms ± {r['stddev']*1000:.2f}, cpu {cpu(r)*1000:.2f} ms ({(cpu(r)/cpu(base) - 1)*100:+.1f}%)"
           + ("" if name == "unvalidated" else "  [target: +10% at most]"))
+import os
+if os.path.exists(f"{w}/instructions.tsv"):
+    rows = dict(line.split("\t") for line in open(f"{w}/instructions.tsv").read().split("\n") if line)
+    base = int(rows["com.example.plain"])
+    for domain, label in (("com.example.plain", "unvalidated"), ("com.example.ScaryBugs", "validated ScaryBugs"), ("com.example.big", "validated 500 rows")):
+        n = int(rows[domain])
+        print(f"settings write {label:>20}: {n:,} instructions ({(n / base - 1) * 100:+.1f}%)")
 PY

@@ -10,8 +10,9 @@ import PropertyList
 /// decoding every page.
 ///
 /// File format (text, version 1): a header of lines, `end`, then one line per
-/// declared key: the key as a JSON string, a tab, and the declaring row as
-/// typed JSON on one line (`{"file": …, "index": …, "hidden": …, "row": {…}}`).
+/// declared key: the key as a JSON string literal, a tab, and the declaring
+/// row as a binary property list in hexadecimal
+/// (`{file = …; index = …; hidden = …; kind = …; row = {…}; }`).
 ///
 /// ```
 /// apphome-settings-compiled 1
@@ -36,6 +37,9 @@ public struct CompiledSchemaCache: Sendable {
     }
 
     static let magic = "apphome-settings-compiled 1"
+
+    /// The keys of a row that ``WriteValidator`` reads.
+    static let validationKeys: Set<String> = ["Type", "Key", "TrueValue", "FalseValue", "MinimumValue", "MaximumValue", "Values", "Titles"]
 
     /// A validator for writes of `keys` to a domain whose schema is `bundle`.
     ///
@@ -96,18 +100,21 @@ public struct CompiledSchemaCache: Sendable {
         }
         var declarations: [String: Specifier] = [:]
         var hidden: Set<String> = []
+        var kinds: [String: String] = [:]
         for key in keys {
             let needle = [0x0A] + Array(PlistCodec.jsonStringLiteral(key).utf8) + [0x09]
             guard let start = Self.find(needle, in: bytes, from: i - 1) else { continue }
             let valueStart = start + needle.count
-            guard let end = Self.lineEnd(bytes, from: valueStart),
-                  case .dictionary(let d)? = try? PlistCodec.decode(Array(bytes[valueStart..<end]), format: .json),
+            guard let end = Self.lineEnd(bytes, from: valueStart), let record = Self.unhex(bytes[valueStart..<end]),
+                  case .dictionary(let d)? = try? PlistCodec.decode(record, format: .binary),
                   case .string(let file)? = d["file"], case .integer(let index)? = d["index"], case .bool(let isHidden)? = d["hidden"],
-                  case .dictionary(let row)? = d["row"], case .string(let type)? = row["Type"] else { return nil }
+                  case .string(let kind)? = d["kind"], case .dictionary(let row)? = d["row"], case .string(let type)? = row["Type"]
+            else { return nil }
             if isHidden { hidden.insert(key); continue }
             declarations[key] = Specifier(file: file, index: Int(index), type: type, key: key, entries: row)
+            kinds[type] = kind
         }
-        return WriteValidator(declarations: declarations, hidden: hidden, idiom: idiom)
+        return WriteValidator(declarations: declarations, hidden: hidden, idiom: idiom, kinds: kinds)
     }
 
     /// The first index of `needle` in `haystack` at or after `start`. The
@@ -137,20 +144,30 @@ public struct CompiledSchemaCache: Sendable {
         }
     }
 
-    /// Typed JSON on one line: the writer's newlines and indentation are
-    /// layout only (newlines inside strings are escaped), so they go.
-    static func oneLine(_ json: [UInt8]) -> [UInt8] {
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
-        out.reserveCapacity(json.count)
-        var i = 0
-        while i < json.count {
-            if json[i] == 0x0A {
-                i += 1
-                while i < json.count && json[i] == 0x20 { i += 1 }
-                continue
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unhex(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            default: return nil
             }
-            out.append(json[i])
-            i += 1
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count / 2)
+        var i = text.startIndex
+        while i < text.endIndex {
+            guard let hi = nibble(text[i]), let lo = nibble(text[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
         }
         return out
     }
@@ -172,10 +189,11 @@ public struct CompiledSchemaCache: Sendable {
         var rows: [(String, Specifier, Bool)] = validator.declarations.map { ($0.key, $0.value, false) }
         rows += validator.hiddenRows.map { ($0.key, $0.value, true) }
         for (key, s, isHidden) in rows.sorted(by: { $0.0 < $1.0 }) {
-            let record: PlistValue = .dictionary(["file": .string(s.file), "index": .integer(Int128(s.index)),
-                                                  "hidden": .bool(isHidden), "row": .dictionary(s.entries)])
-            let json = String(decoding: Self.oneLine(try PlistCodec.encode(record, format: .json)), as: UTF8.self)
-            text += PlistCodec.jsonStringLiteral(key) + "\t" + json + "\n"
+            // Only what write checks and `range` read: the file stays small for large bundles.
+            let row = s.entries.filter { Self.validationKeys.contains($0.key) }
+            let record: PlistValue = .dictionary(["file": .string(s.file), "index": .integer(Int128(s.index)), "hidden": .bool(isHidden),
+                                                  "kind": .string(validator.kinds[s.type] ?? ""), "row": .dictionary(row)])
+            text += PlistCodec.jsonStringLiteral(key) + "\t" + Self.hex(try PlistCodec.encode(record, format: .binary)) + "\n"
         }
         try FileSystem.makeDirectories(directory)
         try FileSystem.writeAtomically(Array(text.utf8), to: file)

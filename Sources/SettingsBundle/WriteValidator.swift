@@ -6,8 +6,12 @@ import PropertyList
 /// Built once per bundle (it walks the pages for one idiom); each
 /// ``check(domain:key:value:)`` is a dictionary look-up and a comparison.
 public struct WriteValidator: Sendable {
-    /// The schema the pages are walked with: only kinds are needed.
-    public let schema: Schema
+    /// The schema given to ``init(bundle:idiom:profile:schema:)`` when it is
+    /// not the built-in one; messages come from it, else from ``Schema/builtIn``,
+    /// read only when a value is refused.
+    let customSchema: Schema?
+    /// `Type` → kind of the rows this validator knows.
+    let kinds: [String: String]
     /// The row that declares each key, the last one in walk order winning.
     public let declarations: [String: Specifier]
     /// Keys declared only by rows hidden on ``idiom``.
@@ -22,7 +26,8 @@ public struct WriteValidator: Sendable {
     ///   without keys and rules (messages come from the full schema, which is
     ///   only read when a value is refused).
     public init(bundle: SettingsBundle, idiom: Idiom = .phone, profile: Profile = .apple, schema: Schema = .builtInKinds) {
-        self.schema = schema
+        self.customSchema = schema.kindsOnly ? nil : schema
+        self.kinds = schema.types.mapValues(\.kind)
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
         var table: [String: Specifier] = [:]
@@ -41,8 +46,9 @@ public struct WriteValidator: Sendable {
     }
 
     /// A validator from rows already looked up (``CompiledSchemaCache``).
-    init(declarations: [String: Specifier], hidden: Set<String>, idiom: Idiom) {
-        self.schema = .builtInKinds
+    init(declarations: [String: Specifier], hidden: Set<String>, idiom: Idiom, kinds: [String: String]) {
+        self.customSchema = nil
+        self.kinds = kinds
         self.declarations = declarations
         self.hidden = hidden
         self.idiom = idiom
@@ -53,7 +59,7 @@ public struct WriteValidator: Sendable {
     /// Why a key no row declares is stored without validation: SB708 when
     /// only rows hidden on this idiom declare it, else SB704.
     public func undeclared(domain: String, key: String) -> Finding {
-        let messages = schema.kindsOnly ? Schema.builtIn : schema
+        let messages = customSchema ?? .builtIn
         if hidden.contains(key) {
             return messages.finding("SB708", file: "", ["domain": domain, "key": key, "idiom": idiom.rawValue])
         }
@@ -69,11 +75,11 @@ public struct WriteValidator: Sendable {
         var args = ["domain": domain, "key": key]
         func f(_ rule: String, _ extra: [String: String] = [:]) -> Finding {
             // The full schema (messages) is read only when a value is refused.
-            (schema.kindsOnly ? Schema.builtIn : schema).finding(rule, file: "", args.merging(extra) { _, n in n })
+            (customSchema ?? .builtIn).finding(rule, file: "", args.merging(extra) { _, n in n })
         }
         guard let s = declarations[key] else { return nil }
         args["Type"] = s.type
-        let kind = schema.types[s.type]?.kind ?? ""
+        let kind = kinds[s.type] ?? ""
         switch kind {
         case "group", "childPane", "button":
             return f("SB706")
@@ -136,7 +142,7 @@ public struct WriteValidator: Sendable {
                 return ValueText.describe(v)
             }
         }
-        switch schema.types[s.type]?.kind ?? "" {
+        switch kinds[s.type] ?? "" {
         case "toggle":
             if s["TrueValue"] == nil && s["FalseValue"] == nil { return ["type boolean"] }
             return choices([s["TrueValue"] ?? .bool(true), s["FalseValue"] ?? .bool(false)], [])

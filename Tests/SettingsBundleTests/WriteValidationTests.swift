@@ -73,6 +73,22 @@ import Testing
         #expect(Self.validator.check(domain: "d", key: "size", value: "x")?.message == "d size: expected a number for PSSliderSpecifier, got string")
     }
 
+    @Test func theCompiledFormAnswersEveryCaseAndRangeAsTheWalkDoes() {
+        let cache = CompiledSchemaCache(directory: Self.bundle.base + "/compiled")
+        let keys = Array(Set(Self.cases.map(\.0)))
+        _ = cache.validator(for: Self.bundle.bundle, idiom: .phone, keys: keys)
+        let compiled = cache.validator(for: Self.bundle.bundle, idiom: .phone, keys: keys)
+        #expect(compiled.pageFiles.isEmpty)
+        for (key, value, _) in Self.cases {
+            let walked = Self.validator.declarations[key] == nil ? Self.validator.undeclared(domain: "com.app", key: key)
+                : Self.validator.check(domain: "com.app", key: key, value: value)
+            let fromFile = compiled.declarations[key] == nil ? compiled.undeclared(domain: "com.app", key: key)
+                : compiled.check(domain: "com.app", key: key, value: value)
+            #expect(walked == fromFile, "\(key) = \(value)")
+            #expect(Self.validator.range(of: key) == compiled.range(of: key), "\(key)")
+        }
+    }
+
     @Test func everyWriteRuleOfTheSchemaHasAnAcceptedAndARefusedCase() {
         for rule in Schema.builtIn.ruleIDs(phase: "write") {
             let refused = Self.cases.filter { $0.2?.hasPrefix(rule + " ") == true }
