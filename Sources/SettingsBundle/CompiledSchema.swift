@@ -9,10 +9,13 @@ import PropertyList
 /// directory, so a validated `defaults write` reads one small file instead of
 /// decoding every page.
 ///
-/// File format (text, version 1): a header of lines, `end`, then one line per
-/// declared key: the key as a JSON string literal, a tab, and the declaring
-/// row as a binary property list in hexadecimal
-/// (`{file = …; index = …; hidden = …; kind = …; row = {…}; }`).
+/// File format (text, version 1): a header of lines, `end`, a `buckets` line,
+/// then one line per declared key: the key as a JSON string literal, a tab,
+/// and the declaring row as a binary property list in hexadecimal
+/// (`{file = …; index = …; hidden = …; kind = …; row = {…}; }`). Keys are
+/// grouped in 64 buckets by FNV-1a of the key; `buckets` gives the 65 offsets
+/// (from the first key line) where each bucket starts and the last ends, so a
+/// write reads the header and one bucket, not the whole file.
 ///
 /// ```
 /// apphome-settings-compiled 1
@@ -21,6 +24,7 @@ import PropertyList
 /// idiom phone
 /// source <size> <mtime seconds> <mtime nanoseconds> <inode> <path>
 /// end
+/// buckets 0 0 118 118 … 5120
 /// ```
 ///
 /// A file is used only when its version, schema, bundle and idiom match and
@@ -37,6 +41,9 @@ public struct CompiledSchemaCache: Sendable {
     }
 
     static let magic = "apphome-settings-compiled 1"
+    static let bucketCount = 64
+
+    static func bucket(_ key: String) -> Int { Int(fnv1a(Array(key.utf8)) % UInt64(bucketCount)) }
 
     /// The keys of a row that ``WriteValidator`` reads.
     static let validationKeys: Set<String> = ["Type", "Key", "TrueValue", "FalseValue", "MinimumValue", "MaximumValue", "Values", "Titles"]
@@ -46,7 +53,7 @@ public struct CompiledSchemaCache: Sendable {
     /// Only `keys` are looked up; the validator knows nothing of other keys.
     public func validator(for bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator {
         let file = path(for: bundle, idiom: idiom)
-        if let bytes = (try? FileSystem.readFileIfPresent(file)) ?? nil, let found = lookUp(bytes, bundle: bundle, idiom: idiom, keys: keys) {
+        if let reader = RangeReader(path: file), let found = lookUp(reader, bundle: bundle, idiom: idiom, keys: keys) {
             return found
         }
         let validator = WriteValidator(bundle: bundle, idiom: idiom)
@@ -82,15 +89,17 @@ public struct CompiledSchemaCache: Sendable {
         "\(Self.magic)\nschema \(Self.schemaStamp)\nbundle \(bundle.path)\nidiom \(idiom.rawValue)\n"
     }
 
-    /// Parses a compiled file; `nil` when it is stale or damaged.
-    func lookUp(_ bytes: [UInt8], bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator? {
+    /// Reads a compiled file; `nil` when it is stale or damaged.
+    func lookUp(_ reader: RangeReader, bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator? {
+        // The header is small; a file whose header does not fit in the first read is compiled again.
+        guard let head = reader.read(at: 0, count: 16_384) else { return nil }
         let expected = Array(header(bundle, idiom).utf8)
-        guard bytes.starts(with: expected) else { return nil }
+        guard head.starts(with: expected) else { return nil }
         var i = expected.count
         func line() -> Substring? {
-            guard let end = Self.lineEnd(bytes, from: i) else { return nil }
+            guard let end = Self.lineEnd(head, from: i) else { return nil }
             defer { i = end + 1 }
-            return Substring(String(decoding: bytes[i..<end], as: UTF8.self))
+            return Substring(String(decoding: head[i..<end], as: UTF8.self))
         }
         while let l = line() {
             if l == "end" { break }
@@ -98,14 +107,24 @@ public struct CompiledSchemaCache: Sendable {
             let fields = l.dropFirst(7).split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
             guard fields.count == 5, Self.stamp(String(fields[4])) == fields[0..<4].joined(separator: " ") else { return nil }
         }
+        guard let bucketLine = line(), bucketLine.hasPrefix("buckets ") else { return nil }
+        let offsets = bucketLine.dropFirst(8).split(separator: " ").compactMap { Int($0) }
+        guard offsets.count == Self.bucketCount + 1, zip(offsets, offsets.dropFirst()).allSatisfy({ $0 <= $1 }) else { return nil }
+        let bodyStart = i
+        guard reader.size == bodyStart + offsets[Self.bucketCount] else { return nil }  // cut short or grown
         var declarations: [String: Specifier] = [:]
         var hidden: Set<String> = []
         var kinds: [String: String] = [:]
         for key in keys {
+            let b = Self.bucket(key)
+            guard offsets[b] < offsets[b + 1] else { continue }
+            guard let slice = reader.read(at: bodyStart + offsets[b], count: offsets[b + 1] - offsets[b]),
+                  slice.count == offsets[b + 1] - offsets[b] else { return nil }
+            let lines = [0x0A] + slice
             let needle = [0x0A] + Array(PlistCodec.jsonStringLiteral(key).utf8) + [0x09]
-            guard let start = Self.find(needle, in: bytes, from: i - 1) else { continue }
+            guard let start = Self.find(needle, in: lines, from: 0) else { continue }
             let valueStart = start + needle.count
-            guard let end = Self.lineEnd(bytes, from: valueStart), let record = Self.unhex(bytes[valueStart..<end]),
+            guard let end = Self.lineEnd(lines, from: valueStart), let record = Self.unhex(lines[valueStart..<end]),
                   case .dictionary(let d)? = try? PlistCodec.decode(record, format: .binary),
                   case .string(let file)? = d["file"], case .integer(let index)? = d["index"], case .bool(let isHidden)? = d["hidden"],
                   case .string(let kind)? = d["kind"], case .dictionary(let row)? = d["row"], case .string(let type)? = row["Type"]
@@ -188,14 +207,52 @@ public struct CompiledSchemaCache: Sendable {
         text += "end\n"
         var rows: [(String, Specifier, Bool)] = validator.declarations.map { ($0.key, $0.value, false) }
         rows += validator.hiddenRows.map { ($0.key, $0.value, true) }
+        var buckets = [[UInt8]](repeating: [], count: Self.bucketCount)
         for (key, s, isHidden) in rows.sorted(by: { $0.0 < $1.0 }) {
             // Only what write checks and `range` read: the file stays small for large bundles.
             let row = s.entries.filter { Self.validationKeys.contains($0.key) }
             let record: PlistValue = .dictionary(["file": .string(s.file), "index": .integer(Int128(s.index)), "hidden": .bool(isHidden),
                                                   "kind": .string(validator.kinds[s.type] ?? ""), "row": .dictionary(row)])
-            text += PlistCodec.jsonStringLiteral(key) + "\t" + Self.hex(try PlistCodec.encode(record, format: .binary)) + "\n"
+            buckets[Self.bucket(key)] += Array((PlistCodec.jsonStringLiteral(key) + "\t" + Self.hex(try PlistCodec.encode(record, format: .binary)) + "\n").utf8)
         }
+        var offsets = [0]
+        for b in buckets { offsets.append(offsets.last! + b.count) }
+        text += "buckets " + offsets.map(String.init).joined(separator: " ") + "\n"
+        guard text.utf8.count <= 16_384 else { return }  // a header too long to read back: do not cache
+        let bytes = Array(text.utf8) + buckets.flatMap { $0 }
         try FileSystem.makeDirectories(directory)
-        try FileSystem.writeAtomically(Array(text.utf8), to: file)
+        try FileSystem.writeAtomically(bytes, to: file)
+    }
+}
+
+/// Reads byte ranges of one file with `pread`; the file is opened once.
+final class RangeReader {
+    private let fd: Int32
+    /// The file's size when it was opened.
+    let size: Int
+
+    init?(path: String) {
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { close(fd); return nil }
+        size = Int(st.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file), or `nil` on an error.
+    func read(at offset: Int, count: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { break }
+            done += n
+        }
+        out.removeSubrange(done...)
+        return out
     }
 }

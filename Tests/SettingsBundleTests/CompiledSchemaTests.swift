@@ -61,14 +61,27 @@ import Testing
         #expect(check(cache.validator(for: dir.bundle, idiom: .pad, keys: ["padOnly"]), "padOnly", 1) == "SB703")
         #expect(check(cache.validator(for: dir.bundle, idiom: .phone, keys: ["padOnly"]), "padOnly", 1) == "SB708")
         #expect(Self.files(dir).count == 2)
+        // Damage: a bucket cut short, then a record that is not hexadecimal.
         for name in Self.files(dir) {
             let path = dir.base + "/cache/" + name
-            var text = try String(contentsOfFile: path, encoding: .utf8)
-            text = text.replacingOccurrences(of: "\"Values\"", with: "\"Valu")
-            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            try bytes.prefix(bytes.count - 5).write(to: URL(fileURLWithPath: path))
         }
-        #expect(check(cache.validator(for: dir.bundle, idiom: .pad, keys: ["sort"]), "sort", "q") == "SB701")
-        #expect(check(cache.validator(for: dir.bundle, idiom: .pad, keys: ["sort"]), "sort", "a") == nil)
+        let cut = cache.validator(for: dir.bundle, idiom: .pad, keys: ["sort"])
+        #expect(!cut.pageFiles.isEmpty)  // walked again
+        #expect(check(cut, "sort", "q") == "SB701")
+        #expect(cache.validator(for: dir.bundle, idiom: .pad, keys: ["sort"]).pageFiles.isEmpty)  // and recompiled
+        for name in Self.files(dir) {
+            let path = dir.base + "/cache/" + name
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let record = Array("\"sort\"\t".utf8)
+            let at = (0...(bytes.count - record.count)).first { bytes[$0..<($0 + record.count)].elementsEqual(record) }!
+            bytes[at + record.count + 2] = UInt8(ascii: "z")
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        }
+        let garbled = cache.validator(for: dir.bundle, idiom: .pad, keys: ["sort"])
+        #expect(!garbled.pageFiles.isEmpty)
+        #expect(check(garbled, "sort", "a") == nil)
     }
 
     @Test func anUnwritableCacheDirectoryOnlyCostsTheWalk() {
