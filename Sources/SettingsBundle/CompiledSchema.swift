@@ -95,21 +95,45 @@ public struct CompiledSchemaCache: Sendable {
         guard let head = reader.read(at: 0, count: 16_384) else { return nil }
         let expected = Array(header(bundle, idiom).utf8)
         guard head.starts(with: expected) else { return nil }
+        // Byte-level parsing: this runs on every validated write, and each
+        // generic type used for the first time costs the runtime a look-up.
         var i = expected.count
-        func line() -> Substring? {
+        while true {
             guard let end = Self.lineEnd(head, from: i) else { return nil }
-            defer { i = end + 1 }
-            return Substring(String(decoding: head[i..<end], as: UTF8.self))
+            let line = head[i..<end]
+            i = end + 1
+            if line.elementsEqual("end".utf8) { break }
+            let prefix = Array("source ".utf8)
+            guard line.starts(with: prefix) else { return nil }
+            // "source SIZE MTIME-S MTIME-NS INODE PATH": the path follows the fifth space.
+            var spaces = 0, pathStart = line.startIndex
+            for j in line.indices where line[j] == 0x20 {
+                spaces += 1
+                if spaces == 5 { pathStart = j + 1; break }
+            }
+            guard spaces == 5, let stamp = Self.stamp(String(decoding: head[pathStart..<end], as: UTF8.self)),
+                  head[(line.startIndex + prefix.count)..<(pathStart - 1)].elementsEqual(stamp.utf8) else { return nil }
         }
-        while let l = line() {
-            if l == "end" { break }
-            guard l.hasPrefix("source ") else { return nil }
-            let fields = l.dropFirst(7).split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, Self.stamp(String(fields[4])) == fields[0..<4].joined(separator: " ") else { return nil }
+        guard let end = Self.lineEnd(head, from: i), head[i..<end].starts(with: "buckets ".utf8) else { return nil }
+        var offsets: [Int] = []
+        offsets.reserveCapacity(Self.bucketCount + 1)
+        var number = -1
+        for c in head[(i + 8)..<end] {
+            if c == 0x20 {
+                guard number >= 0 else { return nil }
+                offsets.append(number)
+                number = -1
+            } else if c >= 0x30 && c <= 0x39 {
+                number = max(number, 0) * 10 + Int(c - 0x30)
+            } else {
+                return nil
+            }
         }
-        guard let bucketLine = line(), bucketLine.hasPrefix("buckets ") else { return nil }
-        let offsets = bucketLine.dropFirst(8).split(separator: " ").compactMap { Int($0) }
-        guard offsets.count == Self.bucketCount + 1, zip(offsets, offsets.dropFirst()).allSatisfy({ $0 <= $1 }) else { return nil }
+        guard number >= 0 else { return nil }
+        offsets.append(number)
+        guard offsets.count == Self.bucketCount + 1 else { return nil }
+        for b in 0..<Self.bucketCount where offsets[b] > offsets[b + 1] { return nil }
+        i = end + 1
         let bodyStart = i
         guard reader.size == bodyStart + offsets[Self.bucketCount] else { return nil }  // cut short or grown
         var declarations: [String: Specifier] = [:]
