@@ -40,3 +40,8 @@ bench: deps release
 
 clean:
 	rm -rf .build
+
+# Recompile the embedded settings-bundle schema after editing Schemas/settings-bundle.schema.json.
+.PHONY: schemas
+schemas:
+	python3 scripts/compile-settings-schema.py

@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "security", targets: ["security"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
+        .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
     ],
     targets: [
         // Foundation-free on purpose: start-up time of `defaults` is the budget.
@@ -17,13 +18,13 @@ let package = Package(
         .target(name: "CommandSupport"),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport"]),
+        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
-        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService"]),
+        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
@@ -40,6 +41,12 @@ let package = Package(
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security"]),
+        // Settings.bundle loading, lint, write validation and registration; the
+        // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
+        // binary form scripts/compile-settings-schema.py makes of it.
+        .target(name: "SettingsBundle", dependencies: ["PropertyList", "Preferences"],
+                resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
+        .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,6 +6,8 @@
 #   start   defaults read D K: --static-swift-stdlib build vs a dynamic build
 #   codec   plistbench decode/encode (10 MB)  vs  python3 plistlib (bench/codec_peers.py)  vs  libplist
 #   containers  apphome update (1,000 files / 100 MiB) and first/second backup  vs  cp -a (bench/containers.sh)
+#   settings  defaults lint (500 specifiers, 20 languages); validated vs unvalidated write
+#             (bench/settings_bundle.sh, runs alone too; SKIP_SETTINGS=1 skips it)
 #
 # Called by `make bench` after `swift build -c release --static-swift-stdlib`.
 # Environment:
@@ -195,6 +197,11 @@ fi
 if [[ ${SKIP_CONTAINERS:-0} != 1 ]]; then
     log "containers: update of an app with ${FILES:-1000} files / ${MB:-100} MiB; first and second backup"
     BIN_DIR=$BIN_DIR "$here/containers.sh" | tee "$WORK/containers.log"
+fi
+
+# --- settings bundles: lint time, validated vs unvalidated write ------------------------
+if [[ ${SKIP_SETTINGS:-0} != 1 ]]; then
+    BIN_DIR=$BIN_DIR "$here/settings_bundle.sh"
 fi
 
 "$PYTHON" "$here/summarize.py" "$WORK"

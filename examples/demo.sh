@@ -49,6 +49,20 @@ echo "# containers: ScaryBugs gets a home; its preferences and Documents survive
 apphome="$BIN_DIR/apphome"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 step "$apphome" install "$here/ScaryBugs-v1/ScaryBugs.app"
+
+echo
+echo "# settings bundle: ScaryBugs.app/Settings.bundle is the schema of its domain"
+step "$defaults" lint "$here/ScaryBugs-v1/ScaryBugs.app/Settings.bundle"
+step "$defaults" read --effective com.example.ScaryBugs sortOrder
+printf '\n$ %s\n' "$defaults write com.example.ScaryBugs sortOrder size"
+set +e
+"$defaults" write com.example.ScaryBugs sortOrder size
+status=$?
+set -e
+echo "exit status: $status (nothing written)"
+step "$defaults" write com.example.ScaryBugs sortOrder date
+step "$defaults" read --effective com.example.ScaryBugs sortOrder
+step "$defaults" validate com.example.ScaryBugs
 step "$defaults" write com.example.ScaryBugs lastBug -string "Centipede"
 home=$("$apphome" container com.example.ScaryBugs data)
 echo "a scary bug" > "$home/Documents/bug1.txt"

@@ -4,7 +4,9 @@ enum HelpText {
     usage: apphome [--root DIR] <verb> [arguments]
 
     Verbs:
-      install <Name.app>                 install an app into a new home
+      install <Name.app>                 install an app into a new home; errors in its
+                                         Settings.bundle are shown on stderr (the
+                                         install goes on; lint with 'defaults lint')
       update <Name.app>                  install a new version, keeping Documents and Library
       uninstall <bundle-id>              remove an app, its home and all its data
       list [--json]                      list installed apps

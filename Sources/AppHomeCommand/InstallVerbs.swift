@@ -1,5 +1,6 @@
 import CommandSupport
 import Containers
+import SettingsBundle
 
 extension AppHomeCommand {
     /// `install <Name.app>`.
@@ -9,6 +10,7 @@ extension AppHomeCommand {
         try finishInterruptedOperation()
         let report = try manager.install(bundle)
         console.out("installed \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
+        warnAboutSettingsBundle(report.home.app)
     }
 
     /// `update <Name.app>`.
@@ -22,6 +24,7 @@ extension AppHomeCommand {
         let report = try manager.update(bundle)
         console.out("updated \(report.entry.bundleIdentifier) from \(report.previous.displayVersion) to \(report.entry.displayVersion) at \(report.home.path)\n")
         console.out("moved \(report.movedItems.count) item(s) of user data (\(report.userDataBytesCopied) bytes copied); bundle: \(report.bundleBytesCopied) bytes copied\n")
+        warnAboutSettingsBundle(report.home.app)
         if let leftover = report.leftoverHome {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
         }
@@ -35,5 +38,16 @@ extension AppHomeCommand {
         console.out("uninstalled \(id) \(report.entry.displayVersion): removed \(report.home.path)\n")
         for group in report.removedGroups { console.out("removed the container of app group \(group) (no member app left)\n") }
         reportCleanupWarnings(hooks: report.hooks, participantFailures: report.participantFailures)
+    }
+
+    /// Lints the installed app's `Settings.bundle` and shows its errors on
+    /// standard error. The install stands, as on iOS, where Settings.app
+    /// silently skips what it cannot show.
+    func warnAboutSettingsBundle(_ app: String) {
+        guard let bundle = try? SettingsBundle(path: app + "/Settings.bundle") else { return }
+        let errors = Linter().lint(bundle).findings.filter { $0.severity == .error }
+        guard !errors.isEmpty else { return }
+        console.err("apphome: warning: Settings.bundle has \(errors.count) error(s); installed anyway (see 'defaults lint \(bundle.path)'):\n")
+        for f in errors { console.err("  Settings.bundle/\(f.text)\n") }
     }
 }

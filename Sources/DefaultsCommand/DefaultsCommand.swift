@@ -2,6 +2,7 @@ import CommandSupport
 import Containers
 import Preferences
 import PropertyList
+import SettingsBundle
 
 /// The `defaults` command: macOS syntax, output and messages, over an
 /// AppHome preference store.
@@ -19,10 +20,19 @@ public struct DefaultsCommand {
         var scope: HostScope = .anyHost
         var format: OutputFormat = .text
         var keyPaths = false
+        /// `--settings-bundle PATH`: the schema for every domain this run touches.
+        var settingsBundle: String?
+        /// `--idiom phone|pad`: the device the settings bundle is read for
+        /// (phone when not given; `lint` then checks both).
+        var idiom: Idiom?
+        /// `--force`: write values the settings schema refuses.
+        var force = false
     }
 
     let store: PreferenceStore
     let options: Options
+    /// The AppHome root (settings bundles of installed and registered apps).
+    let root: String
     let console: Console
     /// Resolves `-app <Name>` to the installed app's domain (its bundle id).
     var applicationDomain: (String) -> String? = { _ in nil }
@@ -56,13 +66,15 @@ public struct DefaultsCommand {
             guard let root = options.root ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
-            var command = DefaultsCommand(store: makeStore(root), options: options, console: console)
+            var command = DefaultsCommand(store: makeStore(root), options: options, root: root, console: console)
             command.applicationDomain = { ContainerRegistry.applicationDomain(named: $0, root: root) }
             try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
             return 0
         } catch let failure as CommandFailure {
             return failure.report(command: "defaults", usage: HelpText.full, to: console)
         } catch let error as PreferencesError {
+            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
+        } catch let error as SettingsBundleError {
             return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
         } catch let error as PlistError {
             return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
@@ -105,6 +117,19 @@ public struct DefaultsCommand {
             } else if arg == "--key-path" {
                 rest.removeFirst()
                 options.keyPaths = true
+            } else if arg == "--settings-bundle" || arg.hasPrefix("--settings-bundle=") {
+                rest.removeFirst()
+                let dir = arg == "--settings-bundle" ? try value("--settings-bundle") : String(arg.dropFirst(18))
+                guard !dir.isEmpty else { throw .usage("option --settings-bundle needs a directory") }
+                options.settingsBundle = dir
+            } else if arg == "--idiom" {
+                rest.removeFirst()
+                let name = try value("--idiom")
+                guard let idiom = Idiom(rawValue: name) else { throw .usage("unknown idiom \"\(name)\" for --idiom (use phone or pad)") }
+                options.idiom = idiom
+            } else if arg == "--force" {
+                rest.removeFirst()
+                options.force = true
             } else if arg == "--help" || arg == "-h" {
                 return options  // handled as the verb
             } else {
@@ -140,6 +165,9 @@ public struct DefaultsCommand {
             guard args.isEmpty else { throw Self.unexpected(args[0]) }
             console.out(try store.domainNames().joined(separator: ", ") + "\n")
         case "find": try find(args)
+        case "lint": try lint(args)
+        case "validate": try validate(args)
+        case "range": try range(args)
         case "printhostidentifier":
             guard args.isEmpty else { throw Self.unexpected(args[0]) }
             console.out(try store.hostIdentifier() + "\n")

@@ -62,6 +62,31 @@ enum HelpText {
                                by index, e.g. window:frame:0
       printHostIdentifier      prints the identifier used for -currentHost files
 
+    Settings bundles (a domain's schema; see README "Settings bundles"):
+      lint [--json] [--strict] [--profile apple|iask] [--idiom phone|pad]
+           [--schema FILE] <Settings.bundle|domain>
+                               report every problem of a bundle with its rule
+                               id (SB...); exit 1 on any error; --strict makes
+                               warnings errors; iask accepts InAppSettingsKit
+      validate <domain>        list stored values that break the domain's schema
+      range <domain> <key>     what the schema accepts for the key (like
+                               gsettings range): type, range MIN MAX, or enum
+      write [--force] <domain> <key> <value>
+                               a key the schema declares is checked first; a
+                               bad value is refused and nothing is written;
+                               --force writes it anyway (keys the schema does
+                               not know are always accepted)
+      read --effective <domain> <key> [-Key value...]
+                               the value through argument -> app -> global ->
+                               registration (the bundle's DefaultValues), and
+                               the layer it came from (--format json: one
+                               object {"layer": …, "value": …})
+      --settings-bundle <dir>  use this bundle as the schema (before the verb);
+                               otherwise an installed app's Settings.bundle,
+                               else <root>/Library/SettingsBundles/<domain>.bundle
+      --idiom phone|pad        the device the bundle is read for (default phone)
+      --force                  (before the verb) same as write --force
+
     Exit status: 0 on success, 1 on failure, 255 on a usage error.
 
     """

@@ -5,6 +5,7 @@ import PropertyList
 extension DefaultsCommand {
     /// `read`, `read D`, `read D K`.
     func read(_ args: [String]) throws {
+        if args.first == "--effective" { return try readEffective(Array(args.dropFirst())) }
         if args.count > 2 { throw Self.unexpected(args[2]) }
         if args.isEmpty {
             var all: [String: PlistValue] = [:]

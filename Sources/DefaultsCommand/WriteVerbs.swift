@@ -1,10 +1,14 @@
 import CommandSupport
 import Preferences
 import PropertyList
+import SettingsBundle
 
 extension DefaultsCommand {
     /// `write D '<dict>'` and `write D K <value…>`.
-    func write(_ args: [String]) throws {
+    func write(_ arguments: [String]) throws {
+        var args = arguments
+        var force = options.force
+        if args.first == "--force" { force = true; args.removeFirst() }
         let domain = try self.domain(args, verb: "write")
         guard args.count >= 2 else { throw CommandFailure.usage("write needs a key and a value, or a dictionary") }
         if args.count == 2 {
@@ -16,12 +20,20 @@ extension DefaultsCommand {
             guard case .dictionary(let replacement) = rep else {
                 throw CommandFailure.failure("Rep argument is not a dictionary\nDefaults have not been changed.")
             }
-            try store.update(domain, scope: options.scope) { $0 = replacement }
+            let validator = try validator(for: domain, keys: Array(replacement.keys))
+            var notes: [Finding] = []
+            try store.update(domain, scope: options.scope) {
+                notes = try Self.checkWrite(validator, domain: domain, keys: replacement.keys.sorted(), contents: replacement, force: force)
+                $0 = replacement
+            }
+            reportWriteNotes(notes)
             return
         }
         let key = args[1]
         let path = try keyPath(key)
         let request = try ValueArguments.parse(Array(args[2...]))
+        let validator = try validator(for: domain, keys: [path.components[0]])
+        var notes: [Finding] = []
         try store.update(domain, scope: options.scope) { contents in
             switch request {
             case .set(let value):
@@ -46,7 +58,10 @@ extension DefaultsCommand {
                 dict.merge(entries) { _, new in new }
                 try path.set(.dictionary(dict), in: &contents)
             }
+            // The schema knows top-level keys: check the key's whole new value.
+            notes = try Self.checkWrite(validator, domain: domain, keys: [path.components[0]], contents: contents, force: force)
         }
+        reportWriteNotes(notes)
     }
 
     /// `rename D OLD NEW`: the value moves to the new key (overwriting it).

@@ -32,6 +32,12 @@ public enum OldStyleText {
         var scanner = OldStyleScanner(Array(text.utf8))
         return try scanner.unescapedRemainder()
     }
+
+    /// Whether `byte` may appear in an unquoted string (letters, digits and
+    /// `_ $ + / : . -`), for scanners of old-style text such as `.strings`.
+    public static func isUnquotedCharacter(_ byte: UInt8) -> Bool {
+        OldStyleScanner.isUnquotedCharacter(byte)
+    }
 }
 
 struct OldStyleScanner {

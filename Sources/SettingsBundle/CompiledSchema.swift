@@ -1,0 +1,282 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Preferences
+import PropertyList
+
+/// Settings bundles compiled for write validation, as `glib-compile-schemas`
+/// compiles `.gschema.xml`: one file per bundle and idiom in a cache
+/// directory, so a validated `defaults write` reads one small file instead of
+/// decoding every page.
+///
+/// File format (text, version 1): a header of lines, `end`, a `buckets` line,
+/// then one line per declared key: the key as a JSON string literal, a tab,
+/// and the declaring row as a binary property list in hexadecimal
+/// (`{file = …; index = …; hidden = …; kind = …; row = {…}; }`). Keys are
+/// grouped in 64 buckets by FNV-1a of the key; `buckets` gives the 65 offsets
+/// (from the first key line) where each bucket starts and the last ends, so a
+/// write reads the header and one bucket, not the whole file.
+///
+/// ```
+/// apphome-settings-compiled 1
+/// schema <FNV-1a of the kinds schema, hex>
+/// bundle <path>
+/// idiom phone
+/// source <size> <mtime seconds> <mtime nanoseconds> <inode> <path>
+/// end
+/// buckets 0 0 118 118 … 5120
+/// ```
+///
+/// A file is used only when its version, schema, bundle and idiom match and
+/// every `source` (the bundle directory, each page read and the directory it
+/// is in) still has the recorded size, modification time and inode; anything
+/// else, including a damaged file, means "compile again". The cache is only
+/// an accelerator: when it cannot be written, validation walks the bundle.
+public struct CompiledSchemaCache: Sendable {
+    /// The cache directory, e.g. `<root>/Library/Caches/SettingsSchemas`.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    static let magic = "apphome-settings-compiled 1"
+    static let bucketCount = 64
+
+    static func bucket(_ key: String) -> Int { Int(fnv1a(Array(key.utf8)) % UInt64(bucketCount)) }
+
+    /// The keys of a row that ``WriteValidator`` reads.
+    static let validationKeys: Set<String> = ["Type", "Key", "TrueValue", "FalseValue", "MinimumValue", "MaximumValue", "Values", "Titles"]
+
+    /// A validator for writes of `keys` to a domain whose schema is `bundle`.
+    ///
+    /// Only `keys` are looked up; the validator knows nothing of other keys.
+    public func validator(for bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator {
+        let file = path(for: bundle, idiom: idiom)
+        if let reader = RangeReader(path: file), let found = lookUp(reader, bundle: bundle, idiom: idiom, keys: keys) {
+            return found
+        }
+        let validator = WriteValidator(bundle: bundle, idiom: idiom)
+        try? write(validator, bundle: bundle, idiom: idiom, to: file)
+        return validator
+    }
+
+    func path(for bundle: SettingsBundle, idiom: Idiom) -> String {
+        directory + "/" + Self.hex(Self.fnv1a(Array((bundle.path + "\0" + idiom.rawValue).utf8))) + ".compiled"
+    }
+
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+
+    static func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    static let schemaStamp = hex(fnv1a(PackageResources.settings_bundle_kinds_bplist))
+
+    /// `size mtime-s mtime-ns inode` of a path, or `nil` when it cannot be read.
+    static func stamp(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return "\(st.st_size) \(st.st_mtim.tv_sec) \(st.st_mtim.tv_nsec) \(st.st_ino)"
+    }
+
+    func header(_ bundle: SettingsBundle, _ idiom: Idiom) -> String {
+        "\(Self.magic)\nschema \(Self.schemaStamp)\nbundle \(bundle.path)\nidiom \(idiom.rawValue)\n"
+    }
+
+    /// Reads a compiled file; `nil` when it is stale or damaged.
+    func lookUp(_ reader: RangeReader, bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator? {
+        // The header is small; a file whose header does not fit in the first read is compiled again.
+        guard let head = reader.read(at: 0, count: 16_384) else { return nil }
+        let expected = Array(header(bundle, idiom).utf8)
+        guard head.starts(with: expected) else { return nil }
+        // Byte-level parsing: this runs on every validated write, and each
+        // generic type used for the first time costs the runtime a look-up.
+        var i = expected.count
+        while true {
+            guard let end = Self.lineEnd(head, from: i) else { return nil }
+            let line = head[i..<end]
+            i = end + 1
+            if line.elementsEqual("end".utf8) { break }
+            let prefix = Array("source ".utf8)
+            guard line.starts(with: prefix) else { return nil }
+            // "source SIZE MTIME-S MTIME-NS INODE PATH": the path follows the fifth space.
+            var spaces = 0, pathStart = line.startIndex
+            for j in line.indices where line[j] == 0x20 {
+                spaces += 1
+                if spaces == 5 { pathStart = j + 1; break }
+            }
+            guard spaces == 5, let stamp = Self.stamp(String(decoding: head[pathStart..<end], as: UTF8.self)),
+                  head[(line.startIndex + prefix.count)..<(pathStart - 1)].elementsEqual(stamp.utf8) else { return nil }
+        }
+        guard let end = Self.lineEnd(head, from: i), head[i..<end].starts(with: "buckets ".utf8) else { return nil }
+        var offsets: [Int] = []
+        offsets.reserveCapacity(Self.bucketCount + 1)
+        var number = -1
+        for c in head[(i + 8)..<end] {
+            if c == 0x20 {
+                guard number >= 0 else { return nil }
+                offsets.append(number)
+                number = -1
+            } else if c >= 0x30 && c <= 0x39 {
+                number = max(number, 0) * 10 + Int(c - 0x30)
+            } else {
+                return nil
+            }
+        }
+        guard number >= 0 else { return nil }
+        offsets.append(number)
+        guard offsets.count == Self.bucketCount + 1 else { return nil }
+        for b in 0..<Self.bucketCount where offsets[b] > offsets[b + 1] { return nil }
+        i = end + 1
+        let bodyStart = i
+        guard reader.size == bodyStart + offsets[Self.bucketCount] else { return nil }  // cut short or grown
+        var declarations: [String: Specifier] = [:]
+        var hidden: Set<String> = []
+        var kinds: [String: String] = [:]
+        for key in keys {
+            let b = Self.bucket(key)
+            guard offsets[b] < offsets[b + 1] else { continue }
+            guard let slice = reader.read(at: bodyStart + offsets[b], count: offsets[b + 1] - offsets[b]),
+                  slice.count == offsets[b + 1] - offsets[b] else { return nil }
+            let lines = [0x0A] + slice
+            let needle = [0x0A] + Array(PlistCodec.jsonStringLiteral(key).utf8) + [0x09]
+            guard let start = Self.find(needle, in: lines, from: 0) else { continue }
+            let valueStart = start + needle.count
+            guard let end = Self.lineEnd(lines, from: valueStart), let record = Self.unhex(lines[valueStart..<end]),
+                  case .dictionary(let d)? = try? PlistCodec.decode(record, format: .binary),
+                  case .string(let file)? = d["file"], case .integer(let index)? = d["index"], case .bool(let isHidden)? = d["hidden"],
+                  case .string(let kind)? = d["kind"], case .dictionary(let row)? = d["row"], case .string(let type)? = row["Type"]
+            else { return nil }
+            if isHidden { hidden.insert(key); continue }
+            declarations[key] = Specifier(file: file, index: Int(index), type: type, key: key, entries: row)
+            kinds[type] = kind
+        }
+        return WriteValidator(declarations: declarations, hidden: hidden, idiom: idiom, kinds: kinds)
+    }
+
+    /// The first index of `needle` in `haystack` at or after `start`. The
+    /// needle starts with a newline, so candidates are found with `memchr`
+    /// (the compiled file of a large bundle is scanned once per key).
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        var i = max(start, 0)
+        guard let first = needle.first else { return nil }
+        return haystack.withUnsafeBytes { h -> Int? in
+            while i + needle.count <= h.count {
+                guard let hit = memchr(h.baseAddress! + i, Int32(first), h.count - i) else { return nil }
+                let at = UnsafeRawPointer(hit) - UnsafeRawPointer(h.baseAddress!)
+                guard at + needle.count <= h.count else { return nil }
+                if memcmp(h.baseAddress! + at, needle, needle.count) == 0 { return at }
+                i = at + 1
+            }
+            return nil
+        }
+    }
+
+    /// The index of the next newline at or after `start`.
+    static func lineEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { b in
+            guard let hit = memchr(b.baseAddress! + start, 0x0A, b.count - start) else { return nil }
+            return UnsafeRawPointer(hit) - UnsafeRawPointer(b.baseAddress!)
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unhex(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count / 2)
+        var i = text.startIndex
+        while i < text.endIndex {
+            guard let hi = nibble(text[i]), let lo = nibble(text[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    func write(_ validator: WriteValidator, bundle: SettingsBundle, idiom: Idiom, to file: String) throws {
+        var text = header(bundle, idiom)
+        var sources = [bundle.path]
+        for page in validator.pageFiles {
+            let full = bundle.path + "/" + page
+            sources.append(full)
+            let dir = FileSystem.parentDirectory(full)
+            if !sources.contains(dir) { sources.append(dir) }
+        }
+        for s in sources {
+            guard let stamp = Self.stamp(s) else { return }
+            text += "source \(stamp) \(s)\n"
+        }
+        text += "end\n"
+        var rows: [(String, Specifier, Bool)] = validator.declarations.map { ($0.key, $0.value, false) }
+        rows += validator.hiddenRows.map { ($0.key, $0.value, true) }
+        var buckets = [[UInt8]](repeating: [], count: Self.bucketCount)
+        for (key, s, isHidden) in rows.sorted(by: { $0.0 < $1.0 }) {
+            // Only what write checks and `range` read: the file stays small for large bundles.
+            let row = s.entries.filter { Self.validationKeys.contains($0.key) }
+            let record: PlistValue = .dictionary(["file": .string(s.file), "index": .integer(Int128(s.index)), "hidden": .bool(isHidden),
+                                                  "kind": .string(validator.kinds[s.type] ?? ""), "row": .dictionary(row)])
+            buckets[Self.bucket(key)] += Array((PlistCodec.jsonStringLiteral(key) + "\t" + Self.hex(try PlistCodec.encode(record, format: .binary)) + "\n").utf8)
+        }
+        var offsets = [0]
+        for b in buckets { offsets.append(offsets.last! + b.count) }
+        text += "buckets " + offsets.map(String.init).joined(separator: " ") + "\n"
+        guard text.utf8.count <= 16_384 else { return }  // a header too long to read back: do not cache
+        let bytes = Array(text.utf8) + buckets.flatMap { $0 }
+        try FileSystem.makeDirectories(directory)
+        try FileSystem.writeAtomically(bytes, to: file)
+    }
+}
+
+/// Reads byte ranges of one file with `pread`; the file is opened once.
+final class RangeReader {
+    private let fd: Int32
+    /// The file's size when it was opened.
+    let size: Int
+
+    init?(path: String) {
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { close(fd); return nil }
+        size = Int(st.st_size)
+    }
+
+    deinit { close(fd) }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file), or `nil` on an error.
+    func read(at offset: Int, count: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            if n == 0 { break }
+            done += n
+        }
+        out.removeSubrange(done...)
+        return out
+    }
+}
