@@ -28,6 +28,8 @@ release: deps
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	# The end-to-end suite again, every command through a prefsd started per test.
+	APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests
 
 demo: deps release
 	@BIN_DIR=$(RELEASE_BIN) examples/demo.sh

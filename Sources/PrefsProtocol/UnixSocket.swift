@@ -30,18 +30,23 @@ public enum UnixSocket {
         }
     }
 
-    /// A new listening socket bound at `path`, made 0600 before anyone can
+    /// A new listening socket at `path`, made 0600 before anyone can
     /// connect (the umask is narrowed around `bind`).
+    ///
+    /// It is bound under a temporary name and renamed into place once it
+    /// listens, so a client that sees the path can connect at once.
     public static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket", path: path, errno: errno) }
+        let temporary = path + ".\(getpid()).tmp"
+        unlink(temporary)
         let old = umask(0o177)
-        let rc = try withAddress(path) { bind(fd, $0, $1) }
+        let rc = try withAddress(temporary) { bind(fd, $0, $1) }
         let bindErrno = errno
         umask(old)
         guard rc == 0 else { close(fd); throw SystemError("bind", path: path, errno: bindErrno) }
-        guard chmod(path, 0o600) == 0, Glibc.listen(fd, backlog) == 0 else {
-            let e = errno; close(fd); throw SystemError("listen", path: path, errno: e)
+        guard chmod(temporary, 0o600) == 0, Glibc.listen(fd, backlog) == 0, rename(temporary, path) == 0 else {
+            let e = errno; unlink(temporary); close(fd); throw SystemError("listen", path: path, errno: e)
         }
         try setNonBlocking(fd, path: path)
         return fd
