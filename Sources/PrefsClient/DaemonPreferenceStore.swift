@@ -29,8 +29,9 @@ public final class DaemonPreferenceStore: PreferenceStore {
         try connection.withLock { c throws(PrefsClientError) in try c.call(request) }
     }
 
-    private func preferencesCall(_ request: Request) throws(PreferencesError) -> [String: PlistValue] {
+    private func preferencesCall(_ request: Request, domain: Domain? = nil) throws(PreferencesError) -> [String: PlistValue] {
         do { return try call(request) } catch {
+            if case .encoding(let e) = error, let domain { throw .encoding(domain, e) }
             throw .service(error.description)
         }
     }
@@ -42,7 +43,7 @@ public final class DaemonPreferenceStore: PreferenceStore {
     public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
         let address = DomainAddress(domain, scope: scope)
         for _ in 0..<Self.maximumAttempts {
-            let base = try call(.read(address, key: nil))["contents"]?.dictionaryValue ?? [:]
+            let base = try preferencesCall(.read(address, key: nil))["contents"]?.dictionaryValue ?? [:]
             var contents = base
             try change(&contents)
             if contents == base { return }
@@ -59,10 +60,12 @@ public final class DaemonPreferenceStore: PreferenceStore {
                 _ = try call(.batch(address, set))
                 return
             } catch {
-                guard case .remote(let e) = error, e.code == ErrorCode.conflict.rawValue else { throw error }
+                if case .remote(let e) = error, e.code == ErrorCode.conflict.rawValue { continue }
+                if case .encoding(let e) = error { throw PreferencesError.encoding(domain, e) }
+                throw PreferencesError.service(error.description)
             }
         }
-        throw PrefsClientError.remote(RemoteError(.conflict, "the domain \(domain) kept changing; nothing was written"))
+        throw PreferencesError.service("the domain \(domain) kept changing; nothing was written")
     }
 
     public func domainNames() throws(PreferencesError) -> [String] {

@@ -13,12 +13,15 @@ public enum PrefsClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case remote(RemoteError)
     /// The connection broke or the service said something unreadable.
     case connection(String)
+    /// The request cannot be encoded (for example, a value nested too deep).
+    case encoding(PlistError)
 
     public var description: String {
         switch self {
         case .notRunning(let socket, let reason): return "prefsd is not answering on \(socket): \(reason)"
         case .remote(let e): return e.message
         case .connection(let m): return "lost the connection to prefsd: \(m)"
+        case .encoding(let e): return e.description
         }
     }
 }
@@ -59,7 +62,7 @@ public final class PrefsConnection {
         let id = nextID
         nextID += 1
         let payload: [UInt8]
-        do { payload = try request.encode(id: id) } catch { throw .remote(RemoteError(.preferences, "\(error)")) }
+        do { payload = try request.encode(id: id) } catch { throw .encoding(error) }
         do { try UnixSocket.sendAll(fd, Frame.encode(payload)) } catch { throw .connection(error.reason) }
         while true {
             switch try receive() {

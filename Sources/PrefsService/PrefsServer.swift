@@ -117,7 +117,7 @@ public final class PrefsServer {
     /// removes the socket it bound. Every acknowledged write is already
     /// on disk, so nothing needs flushing at exit.
     public func run() {
-        for sig in [SIGTERM, SIGINT, SIGHUP] {
+        for sig in configuration.handleSignals ? [SIGTERM, SIGINT, SIGHUP] : [] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             let fd = signalPipe.write
@@ -125,7 +125,6 @@ public final class PrefsServer {
             source.resume()
             signalSources.append(source)
         }
-        signal(SIGPIPE, SIG_IGN)
         configuration.log("prefsd: serving \(configuration.root) on \(configuration.socketPath)")
         while !stopping { turn() }
         for s in signalSources { s.cancel() }

@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var maximumClients: Int = 1000
     /// The uid served (besides root's): the service's own.
     public var ownerUID: UInt32
+    /// Whether SIGTERM, SIGINT and SIGHUP stop the service (the daemon's
+    /// `main`); an in-process service leaves the process's signals alone.
+    public var handleSignals = true
     /// Where diagnostics go (one line each, no trailing newline).
     public var log: @Sendable (String) -> Void
 

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+/// A prefsd running on a thread of this process, for tests and tools
+/// that want a private service. ``stop()`` (or deinitialisation) stops it
+/// and waits for it to finish.
+public final class InProcessService: @unchecked Sendable {
+    // The server is touched only by its own thread once started; `requestStop`
+    // only writes a byte to a pipe.
+    private let server: PrefsServer
+    private let finished = DispatchSemaphore(value: 0)
+    private var stopped = false
+
+    /// Binds the socket and starts serving on a new thread.
+    ///
+    /// - Throws: ``ServiceError`` when the socket cannot be set up.
+    public init(configuration: ServerConfiguration) throws(ServiceError) {
+        var configuration = configuration
+        configuration.handleSignals = false
+        server = try PrefsServer(configuration: configuration)
+        let done = finished
+        let box = self
+        DispatchQueue.global().async {
+            box.server.run()
+            done.signal()
+        }
+    }
+
+    /// Stops the service and waits until it has closed every connection.
+    public func stop() {
+        if stopped { return }
+        stopped = true
+        server.requestStop()
+        finished.wait()
+    }
+
+    deinit { stop() }
+}
