@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 import Preferences
 import PrefsProtocol
 import PropertyList
@@ -54,7 +53,7 @@ public enum DomainChanges {
         let box = UncheckedBox(connection)
         return AsyncThrowingStream { continuation in
             continuation.onTermination = { _ in box.value.shutDown() }
-            DispatchQueue.global().async {
+            DetachedThread.start {
                 do {
                     while true {
                         let change = try box.value.nextChange()

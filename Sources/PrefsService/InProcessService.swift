@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import PrefsProtocol
 
 /// A prefsd running on a thread of this process, for tests and tools
 /// that want a private service. ``stop()`` (or deinitialisation) stops it
@@ -22,7 +23,9 @@ public final class InProcessService: @unchecked Sendable {
         server = try PrefsServer(configuration: configuration)
         let done = finished
         let box = self
-        DispatchQueue.global().async {
+        // A thread of its own: the service blocks in poll, which must not
+        // hold one of Dispatch's few (one per core) worker threads.
+        DetachedThread.start {
             box.server.run()
             done.signal()
         }
