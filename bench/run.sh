@@ -185,3 +185,8 @@ fi
 
 "$PYTHON" "$here/summarize.py" "$WORK"
 echo "bench took $((SECONDS - started)) s"
+
+# --- prefsd vs dconf (bench/prefsd_bench.sh): CLI, in-process latency, 10-client storm ---
+if [[ ${SKIP_PREFSD:-0} != 1 ]]; then
+    BIN_DIR=$BIN_DIR "$here/prefsd_bench.sh"
+fi

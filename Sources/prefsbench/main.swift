@@ -8,8 +8,10 @@
 //       the same through the file store, without prefsd.
 //   prefsbench latency --socket S --root R --count N
 //       single-key reads, then single-key writes, one at a time.
+//   prefsbench status --socket S --root R
+//       prefsd's status reply (counters: reads, writes, commits).
 //   prefsbench storm --socket S --root R --clients C --count N
-//       C connections on C threads, N writes each, all at once.
+//       C connections on C threads, N writes each (one key per client), all at once.
 // Results: `<name> ops=<n> ops_per_s=<x> p50_us=<x> p99_us=<x>`.
 #if canImport(Glibc)
 import Glibc
@@ -106,7 +108,7 @@ case "storm":
             if let c = try? PrefsConnection(socketPath: socket, root: root) {
                 for n in 0..<count {
                     let t = UnixSocket.now()
-                    do { _ = try c.call(.write(domain, set: ["storm-\(worker)-\(n)": .integer(Int128(n))])) } catch {
+                    do { _ = try c.call(.write(domain, set: ["storm-\(worker)": .integer(Int128(n))])) } catch {
                         failures.add(1, ordering: .relaxed)
                         break
                     }
@@ -123,6 +125,10 @@ case "storm":
     let elapsed = UnixSocket.now() - start
     if failures.load(ordering: .relaxed) > 0 { fail("\(failures.load(ordering: .relaxed)) client(s) failed") }
     report("prefsd-storm-\(clients)", all.withLock { $0 }, elapsed: elapsed)
+case "status":
+    do {
+        for (k, v) in try connect().call(.status).sorted(by: { $0.key < $1.key }) { out("\(k) = \(OldStylePrinter.describe(v))") }
+    } catch { fail(error.description) }
 default:
     fail("unknown mode \"\(mode)\" (writes, embedded-writes, latency, storm)")
 }
