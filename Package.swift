@@ -33,7 +33,7 @@ let package = Package(
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome", "prefsd", "prefsbench"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "PrefsProtocol", "defaults", "apphome", "prefsd", "prefsbench"]),
     ],
     swiftLanguageModes: [.v6]
 )
