@@ -168,6 +168,11 @@ public final class PrefsServer {
         // Direct edits first: a reply after this turn reflects every edit finished before it.
         if fds[1].revents != 0 { handleFileEvents() }
         if fds[3].revents != 0 { finishJobs() }
+        if fds[0].revents & Int16(POLLNVAL | POLLERR) != 0 {
+            configuration.log("prefsd: the listening socket is not usable; stopping")
+            stopping = true
+            return
+        }
         if fds[0].revents != 0 { acceptClients() }
         let now = UnixSocket.now()
         for (i, id) in order.enumerated() {
