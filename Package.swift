@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "prefsd", dependencies: ["PrefsService", "CommandSupport"]),
         .target(name: "PrefsClient", dependencies: ["PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
-        .testTarget(name: "PrefsServiceTests", dependencies: ["PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .testTarget(name: "PrefsServiceTests", dependencies: ["PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),

@@ -69,7 +69,8 @@ public struct FrameReader: Sendable {
     /// Whether a whole frame (or a header error) is waiting in the buffer.
     public var hasCompleteFrame: Bool {
         let available = buffer.count - start
-        if available >= 2 && (buffer[start] != Frame.magic[0] || buffer[start + 1] != Frame.magic[1]) { return true }
+        if available >= 1 && buffer[start] != Frame.magic[0] { return true }
+        if available >= 2 && buffer[start + 1] != Frame.magic[1] { return true }
         guard available >= Frame.headerSize else { return false }
         var length: UInt64 = 0
         for i in 4..<8 { length = length << 8 | UInt64(buffer[start + i]) }

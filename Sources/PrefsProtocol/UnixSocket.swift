@@ -30,20 +30,20 @@ public enum UnixSocket {
         }
     }
 
-    /// A new listening socket at `path`, made 0600 before anyone can
-    /// connect (the umask is narrowed around `bind`).
+    /// A new listening socket at `path`, made 0600 before it appears there.
     ///
-    /// It is bound under a temporary name and renamed into place once it
-    /// listens, so a client that sees the path can connect at once.
+    /// It is bound under a temporary name, made 0600 and renamed into place
+    /// once it listens, so a client that sees the path can connect at once.
+    /// The umask is left alone (it is per process, and an in-process
+    /// service must not change it under other threads); the caller keeps
+    /// the directory 0700, so nobody else can reach the temporary name.
     public static func listen(at path: String, backlog: Int32 = 128) throws(SystemError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket", path: path, errno: errno) }
         let temporary = path + ".\(getpid()).tmp"
         unlink(temporary)
-        let old = umask(0o177)
         let rc = try withAddress(temporary) { bind(fd, $0, $1) }
         let bindErrno = errno
-        umask(old)
         guard rc == 0 else { close(fd); throw SystemError("bind", path: path, errno: bindErrno) }
         guard chmod(temporary, 0o600) == 0, Glibc.listen(fd, backlog) == 0, rename(temporary, path) == 0 else {
             let e = errno; unlink(temporary); close(fd); throw SystemError("listen", path: path, errno: e)
