@@ -89,6 +89,29 @@ public final class PrefsConnection {
         return changes.removeFirst()
     }
 
+    /// The change notifications that have arrived so far, without waiting:
+    /// what is queued plus what the socket already holds.
+    public func receivedChanges() throws(PrefsClientError) -> [DomainChange] {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n > 0 { reader.append(chunk[0..<n]); continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            throw .connection(n == 0 ? "prefsd closed the connection" : String(cString: strerror(errno)))
+        }
+        while true {
+            let payload: [UInt8]?
+            do { payload = try reader.next() } catch { throw .connection(error.description) }
+            guard let payload else { break }
+            let reply: Reply
+            do { reply = try Reply.decode(payload) } catch { throw .connection("\(error)") }
+            if case .change(let c) = reply { changes.append(c) }
+        }
+        defer { changes.removeAll() }
+        return changes
+    }
+
     private func receive(blockingForever: Bool = false) throws(PrefsClientError) -> Reply {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {

@@ -7,7 +7,8 @@
 //   prefsbench embedded-writes --root R --domain D --prefix P --count N
 //       the same through the file store, without prefsd.
 //   prefsbench latency --socket S --root R --count N
-//       single-key reads, then single-key writes, one at a time.
+//       single-key reads (a request each, then from a LiveDomain), then
+//       single-key writes, one at a time.
 //   prefsbench status --socket S --root R
 //       prefsd's status reply (counters: reads, writes, commits).
 //   prefsbench storm --socket S --root R --clients C --count N
@@ -87,6 +88,17 @@ case "latency":
         reads.append(UnixSocket.now() - t)
     }
     report("prefsd-read", reads, elapsed: UnixSocket.now() - start)
+    // The same reads from a LiveDomain: contents held here, kept current by notifications.
+    let live: LiveDomain
+    do { live = try LiveDomain(connection: connect(), address: domain) } catch { fail(error.description) }
+    var cached: [Double] = []
+    start = UnixSocket.now()
+    for _ in 0..<count {
+        let t = UnixSocket.now()
+        do { _ = try live.value(forKey: "counter") } catch { fail(error.description) }
+        cached.append(UnixSocket.now() - t)
+    }
+    report("prefsd-live-read", cached, elapsed: UnixSocket.now() - start)
     var writes: [Double] = []
     start = UnixSocket.now()
     for n in 0..<count {

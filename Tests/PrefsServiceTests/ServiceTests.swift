@@ -121,3 +121,27 @@ final class ServiceFixture {
         #expect(console.standardError == "prefsd: cannot find where to put the socket: set XDG_RUNTIME_DIR or APPHOME_SOCKET, or pass --socket\n")
     }
 }
+
+@Suite struct LiveDomainTests {
+    @Test func aLiveDomainSeesEveryAcknowledgedWriteWithoutAskingAgain() throws {
+        let f = try ServiceFixture()
+        let address = DomainAddress(.named("com.example.live"))
+        let live = try LiveDomain(connection: try f.connect(), address: address)
+        #expect(try live.contents() == [:])
+        let other = try f.connect()
+        for i in 0..<50 {
+            _ = try other.call(.write(address, set: ["n": .integer(Int128(i))]))
+            // Acknowledged to the other connection: the notification is already on its way.
+            var seen = try live.value(forKey: "n")
+            var tries = 0
+            while seen != .integer(Int128(i)) && tries < 1000 { usleep(100); seen = try live.value(forKey: "n"); tries += 1 }
+            #expect(seen == .integer(Int128(i)))
+        }
+        try live.set(["own": .bool(true)])
+        #expect(try live.value(forKey: "own") == .bool(true))
+        _ = try other.call(.delete(address, keys: ["n"]))
+        var gone = try live.value(forKey: "n")
+        for _ in 0..<1000 where gone != nil { usleep(100); gone = try live.value(forKey: "n") }
+        #expect(gone == nil)
+    }
+}
