@@ -11,6 +11,8 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 # Debian packages the build, the tests, the demo and the benchmarks use.
 PACKAGES := pkg-config python3 libplist-utils libplist-dev hyperfine \
             libglib2.0-bin dconf-gsettings-backend dconf-service dbus dbus-daemon
+# prefsd's bench builds an in-process GSettings peer (bench/gsettings_bench.c).
+PACKAGES += gcc libglib2.0-dev
 
 .PHONY: all build release deps test demo bench clean
 
