@@ -106,6 +106,11 @@ public final class PrefsServer {
                 close(fd)
                 throw .alreadyRunning(path)
             }
+            // Only a dead service's socket is replaced, never another kind of file.
+            var old = stat()
+            guard lstat(path, &old) == 0, old.st_mode & S_IFMT == S_IFSOCK else {
+                throw .unsafeDirectory(dir, reason: "\(path) exists and is not a socket")
+            }
             unlink(path)
         }
         do { return try UnixSocket.listen(at: path) } catch { throw .system(error) }

@@ -145,3 +145,37 @@ final class ServiceFixture {
         #expect(gone == nil)
     }
 }
+
+@Suite struct TimeoutTests {
+    @Test func aClientThatStopsMidFrameIsDisconnectedWhileOthersAreServed() throws {
+        let directory = NSTemporaryDirectory() + "prefsd-timeout-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ServerConfiguration(root: directory + "/root", socketPath: directory + "/prefsd.sock", ownerUID: getuid(), log: { _ in })
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o700)
+        configuration.partialFrameTimeout = 0.2
+        let service = try InProcessService(configuration: configuration)
+        defer { service.stop() }
+        let stalled = try UnixSocket.connect(to: configuration.socketPath, timeout: 5)
+        defer { close(stalled) }
+        try UnixSocket.sendAll(stalled, Frame.magic + [Frame.version, 0, 0, 0, 0, 50, 1, 2])
+        let other = try PrefsConnection(socketPath: configuration.socketPath, root: configuration.root)
+        #expect(try other.call(.status)["root"] == .string(configuration.root))
+        usleep(1_500_000)  // the loop wakes at least once a second to check timeouts
+        var byte: UInt8 = 0
+        #expect(recv(stalled, &byte, 1, 0) == 0, "the stalled client is still connected")
+        #expect(try other.call(.listDomains)["domains"] == .array([]))
+    }
+
+    @Test func aFileWhereTheSocketGoesIsNeverRemoved() throws {
+        let directory = NSTemporaryDirectory() + "prefsd-notsock-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o700)
+        #expect(FileManager.default.createFile(atPath: directory + "/prefsd.sock", contents: Data("keep".utf8)))
+        #expect(throws: ServiceError.unsafeDirectory(directory, reason: "\(directory)/prefsd.sock exists and is not a socket")) {
+            _ = try InProcessService(configuration: ServerConfiguration(root: directory, socketPath: directory + "/prefsd.sock", ownerUID: getuid(), log: { _ in }))
+        }
+        #expect(FileManager.default.contents(atPath: directory + "/prefsd.sock") == Data("keep".utf8))
+    }
+}
