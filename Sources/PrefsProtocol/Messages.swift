@@ -3,7 +3,9 @@ import PropertyList
 
 /// A domain together with its host scope: what a request names.
 public struct DomainAddress: Hashable, Sendable {
+    /// The domain (a name, the global domain, or a file).
     public var domain: Domain
+    /// Which copy: the user's, or a ByHost copy.
     public var scope: HostScope
 
     public init(_ domain: Domain, scope: HostScope = .anyHost) {
@@ -44,9 +46,13 @@ public struct DomainAddress: Hashable, Sendable {
 /// the value it must still have (`nil`: the key must be absent); when one
 /// differs, nothing is applied and the reply is `conflict`.
 public struct ChangeSet: Equatable, Sendable {
+    /// Keys to set, with their new values.
     public var set: [String: PlistValue]
+    /// Keys to remove.
     public var remove: [String]
+    /// Whether every key goes first (the domain is replaced or deleted).
     public var removeAll: Bool
+    /// Key → the value it must still have (`nil`: must be absent).
     public var expected: [String: PlistValue?]
 
     public init(set: [String: PlistValue] = [:], remove: [String] = [], removeAll: Bool = false, expected: [String: PlistValue?] = [:]) {
@@ -66,19 +72,36 @@ public struct ChangeSet: Equatable, Sendable {
     }
 }
 
-/// What a client asks prefsd.
+/// What a client asks prefsd; one case per ``Operation`` (see
+/// `Schemas/prefsd-protocol.md` for the fields and results of each).
+///
+/// The service dispatches on these cases in one place
+/// (`PrefsServer.handle`); the keychain operations will be more cases and
+/// one more handler there, with codes from ``Operation/reservedForKeychain``.
 public enum Request: Equatable, Sendable {
+    /// Opens a session for the AppHome root the client expects.
     case hello(root: String)
+    /// The service's state and counters.
     case status
+    /// A whole domain, or with `key` one value of it.
     case read(DomainAddress, key: String?)
+    /// Sets keys.
     case write(DomainAddress, set: [String: PlistValue])
+    /// Removes keys, or (`nil`) the whole domain.
     case delete(DomainAddress, keys: [String]?)
+    /// Sets and removes keys atomically if the expected values still hold.
     case batch(DomainAddress, ChangeSet)
+    /// The stored domains' names.
     case listDomains
+    /// Pushes the domain's changes to this connection from now on.
     case subscribe(DomainAddress)
+    /// Ends a subscription of this connection.
     case unsubscribe(Int)
+    /// Uninstalls an app; `environment` is passed to the uninstall hooks.
     case uninstall(bundleIdentifier: String, environment: [String: String])
+    /// This machine's identifier for ByHost domains.
     case hostIdentifier
+    /// The file holding a domain.
     case location(DomainAddress)
 
     /// The operation code.
@@ -220,7 +243,9 @@ public enum Request: Equatable, Sendable {
 
 /// A failure the service reports: a code for programs, a message for people.
 public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An ``ErrorCode`` raw value (a string, so that codes added later still decode).
     public var code: String
+    /// The text for people; for `preferences`, exactly what the embedded store says.
     public var message: String
 
     public init(_ code: ErrorCode, _ message: String) { self.code = code.rawValue; self.message = message }
@@ -295,9 +320,13 @@ public enum Reply: Equatable, Sendable {
 
 /// Keys of a subscribed domain that changed: new values, and keys removed.
 public struct DomainChange: Equatable, Sendable {
+    /// The subscription it answers.
     public var subscription: Int
+    /// The domain that changed.
     public var address: DomainAddress
+    /// Keys added or changed, with their new values.
     public var set: [String: PlistValue]
+    /// Keys removed, sorted.
     public var removed: [String]
 
     public init(subscription: Int, address: DomainAddress, set: [String: PlistValue], removed: [String]) {
