@@ -120,3 +120,46 @@ struct PrefsdModeTests {
         try t.expectPlist(t.domainFile("com.example.activated"), equals: "{'k': 7}")
     }
 }
+
+/// `apphome uninstall` through prefsd: same output, and watchers of the app's domain hear of it.
+@Suite("apphome uninstall through prefsd")
+struct UninstallThroughPrefsdTests {
+    static let bundleID = InstalledAppTests.bundleID
+
+    func apphome(_ root: TempRoot, _ arguments: [String], env: [String: String]) throws -> CommandResult {
+        try Subprocess.run(try TestDaemon.binary("apphome"), ["--root", root.root.path] + arguments,
+                           environment: root.environment(env), ioDirectory: root.io)
+    }
+
+    @Test func uninstallGoesThroughPrefsdAndWatchersSeeTheDomainGo() throws {
+        let t = try TempRoot()
+        let daemon = try TestDaemon(t)
+        let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try #require(try apphome(t, ["install", bundle], env: daemon.environment).status == 0)
+        try t.succeed(["write", Self.bundleID, "maxBugs", "-int", "12"], env: daemon.environment)
+        let watch = try t.start(["watch", Self.bundleID], env: daemon.environment)
+        usleep(300_000)
+        let home = try apphome(t, ["container", Self.bundleID, "data"], env: daemon.environment).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try apphome(t, ["uninstall", Self.bundleID], env: daemon.environment)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        #expect(result.stdout == "uninstalled \(Self.bundleID) 1.0 (1): removed \(home)\n", "\(result)")
+        usleep(300_000)
+        watch.kill(SIGKILL)
+        #expect(try watch.finish().stdout == "maxBugs deleted\n")
+        let again = try apphome(t, ["uninstall", Self.bundleID], env: daemon.environment)
+        let direct = try apphome(t, ["uninstall", Self.bundleID], env: ["APPHOME_PREFSD": "off"])
+        #expect(again.status == 1 && again.stderr == direct.stderr, "\(again) vs \(direct)")
+    }
+
+    @Test func requireWithoutPrefsdLeavesTheAppInstalled() throws {
+        let t = try TempRoot()
+        let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try #require(try apphome(t, ["install", bundle], env: ["APPHOME_PREFSD": "off"]).status == 0)
+        let socket = t.base.appendingPathComponent("none.sock").path
+        let result = try apphome(t, ["uninstall", Self.bundleID], env: ["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket])
+        #expect(result.status == 1)
+        #expect(result.stderr == "apphome: prefsd is not answering on \(socket): No such file or directory\n")
+        #expect(try apphome(t, ["list"], env: ["APPHOME_PREFSD": "off"]).stdout.contains(Self.bundleID))
+    }
+}
