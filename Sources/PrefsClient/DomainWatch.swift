@@ -53,7 +53,7 @@ public enum DomainChanges {
         let box = UncheckedBox(connection)
         return AsyncThrowingStream { continuation in
             continuation.onTermination = { _ in box.value.shutDown() }
-            DetachedThread.start {
+            let started = DetachedThread.start {
                 do {
                     while true {
                         let change = try box.value.nextChange()
@@ -63,6 +63,7 @@ public enum DomainChanges {
                     continuation.finish(throwing: error)
                 }
             }
+            if !started { continuation.finish(throwing: PrefsClientError.connection("no thread to read notifications on")) }
         }
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Preferences
 import PrefsProtocol
 
 /// A prefsd running on a thread of this process, for tests and tools
@@ -22,12 +23,18 @@ public final class InProcessService: @unchecked Sendable {
         configuration.handleSignals = false
         server = try PrefsServer(configuration: configuration)
         let done = finished
-        let box = self
+        // The thread holds the server, not this object, so that dropping the
+        // last reference to this object stops the service.
+        let box = ServerBox(server)
         // A thread of its own: the service blocks in poll, which must not
         // hold one of Dispatch's few (one per core) worker threads.
-        DetachedThread.start {
+        let started = DetachedThread.start {
             box.server.run()
             done.signal()
+        }
+        if !started {
+            stopped = true
+            throw .system(SystemError("pthread_create", path: configuration.socketPath, errno: EAGAIN))
         }
     }
 
@@ -40,4 +47,10 @@ public final class InProcessService: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+/// Hands the server to its thread; from then on only that thread touches it.
+private final class ServerBox: @unchecked Sendable {
+    let server: PrefsServer
+    init(_ server: PrefsServer) { self.server = server }
 }

@@ -115,7 +115,7 @@ case "storm":
     let socket = option("socket"), root = option("root")
     let start = UnixSocket.now()
     for worker in 0..<clients {
-        DetachedThread.start {
+        let started = DetachedThread.start {
             var mine: [Double] = []
             if let c = try? PrefsConnection(socketPath: socket, root: root) {
                 for n in 0..<count {
@@ -132,6 +132,7 @@ case "storm":
             all.withLock { $0 += mine }
             finished.add(1, ordering: .releasing)
         }
+        if !started { fail("cannot start client thread \(worker)") }
     }
     while finished.load(ordering: .acquiring) < clients { usleep(1000) }
     let elapsed = UnixSocket.now() - start
