@@ -14,6 +14,8 @@ PACKAGES := pkg-config python3 libplist-utils libplist-dev hyperfine \
             libsodium-dev
 # The keychain: libsecret headers, and a real gnome-keyring for its integration tests.
 PACKAGES += libsecret-1-dev libglib2.0-dev gnome-keyring libsecret-tools
+# prefsd's bench builds an in-process GSettings peer (bench/gsettings_bench.c).
+PACKAGES += gcc
 
 .PHONY: all build release deps test demo bench clean
 
@@ -31,6 +33,8 @@ release: deps
 test: deps
 	$(SWIFT) build
 	scripts/with-keyring.sh $(SWIFT) test
+	# The end-to-end suite again, every command through a prefsd started per test.
+	APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests
 
 demo: deps release
 	@BIN_DIR=$(RELEASE_BIN) examples/demo.sh

@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "defaults", targets: ["defaults"]),
         .executable(name: "apphome", targets: ["apphome"]),
         .executable(name: "security", targets: ["security"]),
+        .executable(name: "prefsd", targets: ["prefsd"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
@@ -18,13 +19,13 @@ let package = Package(
         .target(name: "CommandSupport"),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle"]),
+        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
-        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle"]),
+        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
@@ -34,8 +35,15 @@ let package = Package(
         .target(name: "SecurityCommand", dependencies: ["Keychain", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList"]),
         .executableTarget(name: "security", dependencies: ["SecurityCommand", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
+        // prefsd: the wire protocol, the service, its command, and the client side.
+        .target(name: "PrefsProtocol", dependencies: ["Preferences", "PropertyList"]),
+        .target(name: "PrefsService", dependencies: ["PrefsProtocol", "Preferences", "PropertyList", "Containers", "CommandSupport", "Keychain", "KeychainSecretService"]),
+        .executableTarget(name: "prefsd", dependencies: ["PrefsService", "CommandSupport"]),
+        .target(name: "PrefsClient", dependencies: ["PrefsProtocol", "Preferences", "PropertyList"]),
+        .executableTarget(name: "prefsbench", dependencies: ["PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .testTarget(name: "PrefsServiceTests", dependencies: ["PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
-        .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList"]),
+        .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
@@ -47,7 +55,7 @@ let package = Package(
         .target(name: "SettingsBundle", dependencies: ["PropertyList", "Preferences"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "defaults", "apphome"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "PrefsProtocol", "defaults", "apphome", "prefsd", "prefsbench"]),
     ],
     swiftLanguageModes: [.v6]
 )

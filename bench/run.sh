@@ -211,3 +211,8 @@ echo "bench took $((SECONDS - started)) s"
 if [[ ${SKIP_KEYCHAIN:-0} != 1 ]]; then
     BIN_DIR=$BIN_DIR "$here/keychain.sh"
 fi
+
+# --- prefsd vs dconf (bench/prefsd_bench.sh): CLI, in-process latency, 10-client storm ---
+if [[ ${SKIP_PREFSD:-0} != 1 ]]; then
+    BIN_DIR=$BIN_DIR "$here/prefsd_bench.sh"
+fi

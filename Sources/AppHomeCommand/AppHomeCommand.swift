@@ -5,6 +5,7 @@ import CommandSupport
 import Containers
 import Keychain
 import Preferences
+import PrefsClient
 
 /// The `apphome` command: install, update and uninstall apps, show their
 /// paths, and run programs inside an app's home.
@@ -67,6 +68,10 @@ public struct AppHomeCommand {
             return try command.perform(verb, Array(rest))
         } catch let failure as CommandFailure {
             return failure.report(command: "apphome", usage: HelpText.full, to: console)
+        } catch let error as PrefsClientError {
+            return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
+        } catch let error as PrefsdSettingsError {
+            return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
         } catch let error as ContainersError {
             return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
         } catch {

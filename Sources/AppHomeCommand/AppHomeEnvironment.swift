@@ -26,8 +26,6 @@ public struct AppHomeEnvironment: Sendable {
     /// fetched from the Secret Service stays in the kernel's user keyring
     /// for `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
     public var keychainKeyPolicy: DeviceKeyPolicy {
-        DeviceKeyPolicy(secretStore: (variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty ? nil : LibSecretStore(),
-                        forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
-                        cacheSeconds: variables["APPHOME_KEYCHAIN_KEY_CACHE"].flatMap { UInt32($0) } ?? 300)
+        DeviceKeyPolicy.forEnvironment(variables)
     }
 }

@@ -34,6 +34,8 @@ enum HelpText {
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
     else ~/.local/share/apphome.
+    uninstall goes through prefsd when its socket answers (APPHOME_PREFSD=
+    off|auto|require, APPHOME_SOCKET), so that its cache and watchers follow.
 
     """
 }

@@ -1,6 +1,9 @@
 import CommandSupport
 import Containers
 import SettingsBundle
+import PrefsClient
+import PrefsProtocol
+import PropertyList
 
 extension AppHomeCommand {
     /// `install <Name.app>`.
@@ -34,6 +37,25 @@ extension AppHomeCommand {
     func uninstall(_ args: [String]) throws {
         let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
         try finishInterruptedOperation()
+        // prefsd, when it answers, does the uninstall itself so that its cache and
+        // subscribers learn of the app's domain going away; the output is the same.
+        let settings = try PrefsdSettings(variables: environment.variables)
+        if let connection = try settings.connect(root: manager.layout.root) {
+            let result: [String: PlistValue]
+            do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, environment: environment.variables)) } catch {
+                if case .remote(let e) = error, e.code == ErrorCode.containers.rawValue { throw CommandFailure.failure(e.message) }
+                throw CommandFailure.failure(error.description)
+            }
+            guard case .string(let version)? = result["version"], case .string(let home)? = result["home"] else {
+                throw CommandFailure.failure("prefsd gave an incomplete uninstall report")
+            }
+            console.out("uninstalled \(id) \(version): removed \(home)\n")
+            for case .string(let group) in result["removedGroups"]?.arrayValue ?? [] {
+                console.out("removed the container of app group \(group) (no member app left)\n")
+            }
+            for case .string(let warning) in result["warnings"]?.arrayValue ?? [] { console.err("apphome: warning: \(warning)\n") }
+            return
+        }
         let report = try manager.uninstall(id, environment: environment.variables, hookTimeout: hookTimeout)
         console.out("uninstalled \(id) \(report.entry.displayVersion): removed \(report.home.path)\n")
         for group in report.removedGroups { console.out("removed the container of app group \(group) (no member app left)\n") }

@@ -11,6 +11,12 @@ public protocol Console: AnyObject {
     func err(_ text: String)
     /// Reads all of standard input.
     func readStandardInput() -> [UInt8]
+    /// Sends buffered output on its way now (for output that streams, such as `defaults watch`).
+    func flushOutput()
+}
+
+extension Console {
+    public func flushOutput() {}
 }
 
 /// The process's own streams. Standard output is buffered and written in
@@ -41,6 +47,8 @@ public final class ProcessConsole: Console {
         }
         return result
     }
+
+    public func flushOutput() { flush() }
 
     /// Writes out what is buffered for standard output.
     public func flush() {

@@ -1,6 +1,7 @@
 import CommandSupport
 import Containers
 import Preferences
+import PrefsClient
 import PropertyList
 import SettingsBundle
 
@@ -45,11 +46,12 @@ public struct DefaultsCommand {
     ///   - environment: the variables `main` read.
     ///   - console: where output goes and input comes from.
     ///   - makeStore: builds the store for a root; tests pass another one.
+    ///     By default prefsd's when it answers (see ``selectStore(root:environment:)``).
     public static func run(
         _ arguments: [String],
         environment: DefaultsEnvironment,
         console: Console,
-        makeStore: (String) -> PreferenceStore = DefaultsCommand.fileStore
+        makeStore: ((String) throws -> PreferenceStore)? = nil
     ) -> Int32 {
         do {
             var rest = arguments[...]
@@ -66,7 +68,11 @@ public struct DefaultsCommand {
             guard let root = options.root ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
-            var command = DefaultsCommand(store: makeStore(root), options: options, root: root, console: console)
+            if verb == "watch" {
+                return try watch(Array(rest), root: root, options: options, environment: environment, console: console)
+            }
+            let store = try makeStore?(root) ?? selectStore(root: root, environment: environment)
+            var command = DefaultsCommand(store: store, options: options, root: root, console: console)
             command.applicationDomain = { ContainerRegistry.applicationDomain(named: $0, root: root) }
             try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
             return 0
@@ -75,6 +81,10 @@ public struct DefaultsCommand {
         } catch let error as PreferencesError {
             return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
         } catch let error as SettingsBundleError {
+            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
+        } catch let error as PrefsClientError {
+            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
+        } catch let error as PrefsdSettingsError {
             return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
         } catch let error as PlistError {
             return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
@@ -87,6 +97,17 @@ public struct DefaultsCommand {
     /// app's domain routed to its home's `Library/Preferences`.
     public static func fileStore(root: String) -> PreferenceStore {
         FilePreferenceStore(resolver: DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: root)))
+    }
+
+    /// The store for `root`: prefsd's when `APPHOME_PREFSD` allows it and
+    /// a prefsd serving this root answers, else the files.
+    ///
+    /// - Throws: ``PrefsdSettingsError`` for a bad mode, ``PrefsClientError``
+    ///   when the mode is `require` and no prefsd answers.
+    public static func selectStore(root: String, environment: DefaultsEnvironment) throws -> PreferenceStore {
+        let settings = try PrefsdSettings(variables: environment.prefsdVariables)
+        if let connection = try settings.connect(root: root) { return DaemonPreferenceStore(connection: connection) }
+        return fileStore(root: root)
     }
 
     static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {

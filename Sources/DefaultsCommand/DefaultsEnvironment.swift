@@ -8,10 +8,30 @@ public struct DefaultsEnvironment: Sendable {
     /// `HOME`.
     public var home: String?
 
-    public init(apphomeRoot: String? = nil, xdgDataHome: String? = nil, home: String? = nil) {
+    /// `APPHOME_PREFSD`: `off`, `auto` (the default) or `require`.
+    public var prefsdMode: String?
+    /// `APPHOME_SOCKET`.
+    public var socket: String?
+    /// `XDG_RUNTIME_DIR`.
+    public var runtimeDirectory: String?
+
+    public init(apphomeRoot: String? = nil, xdgDataHome: String? = nil, home: String? = nil,
+                prefsdMode: String? = nil, socket: String? = nil, runtimeDirectory: String? = nil) {
         self.apphomeRoot = apphomeRoot
         self.xdgDataHome = xdgDataHome
         self.home = home
+        self.prefsdMode = prefsdMode
+        self.socket = socket
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    /// The variables prefsd's client settings are read from.
+    var prefsdVariables: [String: String] {
+        var v: [String: String] = [:]
+        v["APPHOME_PREFSD"] = prefsdMode
+        v["APPHOME_SOCKET"] = socket
+        v["XDG_RUNTIME_DIR"] = runtimeDirectory
+        return v
     }
 
     /// The root to use when no `--root` is given: `APPHOME_ROOT`, else

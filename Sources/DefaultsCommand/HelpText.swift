@@ -61,6 +61,14 @@ enum HelpText {
                                separated by ':' ('\\:' for a colon), array items
                                by index, e.g. window:frame:0
       printHostIdentifier      prints the identifier used for -currentHost files
+      watch <domain> [<key>]   prints each change as it happens ("key = value",
+                               "key deleted"); needs prefsd
+
+    Environment:
+      APPHOME_PREFSD           off | auto (default) | require: whether to go
+                               through prefsd when its socket answers
+      APPHOME_SOCKET           prefsd's socket (default:
+                               $XDG_RUNTIME_DIR/apphome/prefsd.sock)
 
     Settings bundles (a domain's schema; see README "Settings bundles"):
       lint [--json] [--strict] [--profile apple|iask] [--idiom phone|pad]

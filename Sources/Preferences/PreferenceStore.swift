@@ -71,7 +71,7 @@ public struct FilePreferenceStore: PreferenceStore {
         return try Self.load(domain, path: path)
     }
 
-    static func load(_ domain: Domain, path: String) throws(PreferencesError) -> [String: PlistValue]? {
+    public static func load(_ domain: Domain, path: String) throws(PreferencesError) -> [String: PlistValue]? {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.readFileIfPresent(path) } catch {
             throw .unreadableDomain(domain, path: path, reason: error.reason)
@@ -90,7 +90,7 @@ public struct FilePreferenceStore: PreferenceStore {
     /// left beside `path`. Only called with the domain's lock held: every
     /// writer creates its temporary file under that lock, so any such file
     /// seen now belongs to a writer that died.
-    static func removeStaleTemporaryFiles(for path: String) {
+    public static func removeStaleTemporaryFiles(for path: String) {
         let dir = FileSystem.parentDirectory(path)
         let prefix = "." + FileSystem.lastComponent(path) + "."
         guard let names = try? FileSystem.directoryEntries(dir) else { return }

@@ -17,6 +17,8 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
     case encoding(Domain, PlistError)
     /// A key path that does not parse or does not fit the stored value.
     case invalidKeyPath(String, reason: String)
+    /// The preferences service (prefsd) refused or failed; its message.
+    case service(String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         case .system(let e): return e.description
         case .encoding(let d, let e): return "Could not write domain \(d): \(e)"
         case .invalidKeyPath(let p, let reason): return "Invalid key path \"\(p)\": \(reason)"
+        case .service(let message): return message
         }
     }
 }

@@ -96,7 +96,9 @@ struct DomainFileTests {
         let homeRoot = t.home.appendingPathComponent(".local/share/apphome")
         var arguments = ["write", "com.example.where", "k", "v"]
         if row.useOption { arguments = ["--root", optionRoot.path] + arguments }
-        let env = row.useVariable ? ["APPHOME_ROOT": variableRoot.path] : [:]
+        var env = row.useVariable ? ["APPHOME_ROOT": variableRoot.path] : [:]
+        // No prefsd serves these roots: auto mode falls back to the files (in daemon runs too).
+        env["APPHOME_PREFSD"] = "auto"
         let result = try t.run(arguments, env: env, unsetting: row.useXDG ? [] : ["XDG_DATA_HOME"],
                                passRoot: false)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")

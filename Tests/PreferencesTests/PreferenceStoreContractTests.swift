@@ -2,17 +2,28 @@ import Foundation
 import Testing
 import PropertyList
 @testable import Preferences
+import PrefsClient
+import PrefsService
 
 /// The contract every ``PreferenceStore`` keeps, run against the file store
-/// and the in-memory store alike.
+/// the in-memory store and prefsd's store (a service in process) alike.
 @Suite struct PreferenceStoreContractTests {
-    enum Kind: String, CaseIterable { case file, memory }
+    enum Kind: String, CaseIterable { case file, memory, daemon }
 
     struct Fixture {
         let directory = TemporaryDirectory()
         let store: PreferenceStore
-        init(_ kind: Kind) {
-            store = kind == .file ? FilePreferenceStore(root: directory.path) : InMemoryPreferenceStore()
+        let service: InProcessService?
+        init(_ kind: Kind) throws {
+            switch kind {
+            case .file: store = FilePreferenceStore(root: directory.path); service = nil
+            case .memory: store = InMemoryPreferenceStore(); service = nil
+            case .daemon:
+                let socket = directory.path + "/run/prefsd.sock"
+                service = try InProcessService(configuration: ServerConfiguration(
+                    root: directory.path, socketPath: socket, ownerUID: getuid(), log: { _ in }))
+                store = DaemonPreferenceStore(connection: try PrefsConnection(socketPath: socket, root: directory.path))
+            }
         }
     }
 
@@ -20,13 +31,13 @@ import PropertyList
 
     @Test(arguments: Kind.allCases)
     func readOfAMissingDomainIsNil(kind: Kind) throws {
-        let f = Fixture(kind)
+        let f = try Fixture(kind)
         #expect(try f.store.read(.named("com.none")) == nil)
     }
 
     @Test(arguments: Kind.allCases)
     func updateCommitsAndReadsBack(kind: Kind) throws {
-        let f = Fixture(kind)
+        let f = try Fixture(kind)
         try f.store.update(.named("com.a"), scope: .anyHost) { $0["k"] = .integer(1) }
         try f.store.update(.named("com.a"), scope: .anyHost) { $0["j"] = .string("x") }
         #expect(try f.store.read(.named("com.a")) == ["k": .integer(1), "j": .string("x")])
@@ -35,7 +46,7 @@ import PropertyList
 
     @Test(arguments: Kind.allCases)
     func aThrowingChangeWritesNothing(kind: Kind) throws {
-        let f = Fixture(kind)
+        let f = try Fixture(kind)
         try f.store.update(.named("com.a"), scope: .anyHost) { $0["k"] = .integer(1) }
         #expect(throws: Boom.self) {
             try f.store.update(.named("com.a"), scope: .anyHost) { $0["k"] = .integer(2); throw Boom() }
@@ -45,7 +56,7 @@ import PropertyList
 
     @Test(arguments: Kind.allCases)
     func emptyingADomainRemovesIt(kind: Kind) throws {
-        let f = Fixture(kind)
+        let f = try Fixture(kind)
         try f.store.update(.named("com.a"), scope: .anyHost) { $0["k"] = .integer(1) }
         try f.store.update(.named("com.a"), scope: .anyHost) { $0 = [:] }
         #expect(try f.store.read(.named("com.a")) == nil)
@@ -54,7 +65,7 @@ import PropertyList
 
     @Test(arguments: Kind.allCases)
     func hostScopesAreSeparateCopies(kind: Kind) throws {
-        let f = Fixture(kind)
+        let f = try Fixture(kind)
         try f.store.update(.named("com.a"), scope: .currentHost) { $0["k"] = .integer(1) }
         #expect(try f.store.read(.named("com.a")) == nil)
         #expect(try f.store.read(.named("com.a"), scope: .currentHost) == ["k": .integer(1)])
@@ -62,7 +73,7 @@ import PropertyList
 
     @Test(arguments: Kind.allCases)
     func tooDeepAValueIsRefusedAndNothingChanges(kind: Kind) throws {
-        let f = Fixture(kind)
+        let f = try Fixture(kind)
         var deep = PlistValue.integer(0)
         for _ in 0..<(PlistValue.maximumDepth + 5) { deep = .array([deep]) }
         #expect(throws: PreferencesError.self) {

@@ -15,6 +15,13 @@ final class TempRoot: Sendable {
     /// Scratch space for fixtures the test feeds to the command (imports, exports).
     let work: URL
     let io: URL
+    /// The prefsd serving this root when the suite runs in daemon mode.
+    let daemon: Subprocess.Running?
+
+    /// Which way `defaults` reaches the files in this run: `APPHOME_TEST_PREFSD=daemon`
+    /// runs every end-to-end test through a prefsd started per test (`make test` runs the
+    /// suite both ways); otherwise straight on the files.
+    static let daemonMode = ProcessInfo.processInfo.environment["APPHOME_TEST_PREFSD"] == "daemon"
 
     init() throws {
         let fm = FileManager.default
@@ -30,9 +37,25 @@ final class TempRoot: Sendable {
             try fm.createDirectory(at: directory, withIntermediateDirectories: true,
                                    attributes: [.posixPermissions: 0o700])
         }
+        if Self.daemonMode {
+            let socket = runtimeDirectory.appendingPathComponent("apphome/prefsd.sock")
+            var env = ["PATH": "/usr/bin:/bin", "HOME": home.path, "XDG_RUNTIME_DIR": runtimeDirectory.path]
+            env["LANG"] = "C.UTF-8"
+            daemon = try Subprocess.start(try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("prefsd"),
+                                          ["--foreground", "--root", root.path], environment: env, ioDirectory: io, timeout: 600)
+            let deadline = Date().addingTimeInterval(10)
+            while !fm.fileExists(atPath: socket.path) && Date() < deadline { usleep(5_000) }
+            guard fm.fileExists(atPath: socket.path) else { throw HarnessError.helper("prefsd did not create \(socket.path)") }
+        } else {
+            daemon = nil
+        }
     }
 
     deinit {
+        if let daemon {
+            daemon.kill(SIGTERM)
+            _ = try? daemon.finish()
+        }
         try? FileManager.default.removeItem(at: base)
     }
 
@@ -63,6 +86,7 @@ final class TempRoot: Sendable {
             "XDG_RUNTIME_DIR": runtimeDirectory.path,
             "TZ": "America/New_York",
             "LANG": "C.UTF-8",
+            "APPHOME_PREFSD": Self.daemonMode ? "require" : "off",
         ]
         env.merge(extra) { _, new in new }
         for name in unsetting { env[name] = nil }

@@ -1,0 +1,344 @@
+import Preferences
+import PropertyList
+
+/// A domain together with its host scope: what a request names.
+public struct DomainAddress: Hashable, Sendable {
+    /// The domain (a name, the global domain, or a file).
+    public var domain: Domain
+    /// Which copy: the user's, or a ByHost copy.
+    public var scope: HostScope
+
+    public init(_ domain: Domain, scope: HostScope = .anyHost) {
+        self.domain = domain
+        self.scope = scope
+    }
+
+    /// The wire fields: `domain` (a name, `NSGlobalDomain`, or an absolute
+    /// path ending in `.plist`) and `host` (absent for any host, `""` for
+    /// the current host, else a host name).
+    func encode(into d: inout [String: PlistValue]) {
+        switch domain {
+        case .named(let n): d["domain"] = .string(n)
+        case .global: d["domain"] = .string("NSGlobalDomain")
+        case .file(let p): d["domain"] = .string(p)
+        }
+        switch scope {
+        case .anyHost: break
+        case .currentHost: d["host"] = .string("")
+        case .named(let h): d["host"] = .string(h)
+        }
+    }
+
+    init(decoding d: [String: PlistValue]) throws(ProtocolError) {
+        guard case .string(let name)? = d["domain"] else { throw .malformed("the request has no domain") }
+        do { domain = try Domain(argument: name) } catch { throw .malformed(error.description) }
+        switch d["host"] {
+        case nil: scope = .anyHost
+        case .string(let h)?: scope = h.isEmpty ? .currentHost : .named(h)
+        default: throw .malformed("host must be a string")
+        }
+    }
+}
+
+/// A set of changes to one domain, applied all or nothing.
+///
+/// `expected` holds, for keys whose current value the change depends on,
+/// the value it must still have (`nil`: the key must be absent); when one
+/// differs, nothing is applied and the reply is `conflict`.
+public struct ChangeSet: Equatable, Sendable {
+    /// Keys to set, with their new values.
+    public var set: [String: PlistValue]
+    /// Keys to remove.
+    public var remove: [String]
+    /// Whether every key goes first (the domain is replaced or deleted).
+    public var removeAll: Bool
+    /// Key → the value it must still have (`nil`: must be absent).
+    public var expected: [String: PlistValue?]
+
+    public init(set: [String: PlistValue] = [:], remove: [String] = [], removeAll: Bool = false, expected: [String: PlistValue?] = [:]) {
+        self.set = set; self.remove = remove; self.removeAll = removeAll; self.expected = expected
+    }
+
+    /// Whether `contents` still has every expected value.
+    public func holds(in contents: [String: PlistValue]) -> Bool {
+        expected.allSatisfy { key, value in contents[key] == value }
+    }
+
+    /// Applies the change to `contents` (removals first, then sets).
+    public func apply(to contents: inout [String: PlistValue]) {
+        if removeAll { contents.removeAll() }
+        for k in remove { contents[k] = nil }
+        for (k, v) in set { contents[k] = v }
+    }
+}
+
+/// What a client asks prefsd; one case per ``Operation`` (see
+/// `Schemas/prefsd-protocol.md` for the fields and results of each).
+///
+/// The service dispatches on these cases in one place
+/// (`PrefsServer.handle`); the keychain operations will be more cases and
+/// one more handler there, with codes from ``Operation/reservedForKeychain``.
+public enum Request: Equatable, Sendable {
+    /// Opens a session for the AppHome root the client expects.
+    case hello(root: String)
+    /// The service's state and counters.
+    case status
+    /// A whole domain, or with `key` one value of it.
+    case read(DomainAddress, key: String?)
+    /// Sets keys.
+    case write(DomainAddress, set: [String: PlistValue])
+    /// Removes keys, or (`nil`) the whole domain.
+    case delete(DomainAddress, keys: [String]?)
+    /// Sets and removes keys atomically if the expected values still hold.
+    case batch(DomainAddress, ChangeSet)
+    /// The stored domains' names.
+    case listDomains
+    /// Pushes the domain's changes to this connection from now on.
+    case subscribe(DomainAddress)
+    /// Ends a subscription of this connection.
+    case unsubscribe(Int)
+    /// Uninstalls an app; `environment` is passed to the uninstall hooks.
+    case uninstall(bundleIdentifier: String, environment: [String: String])
+    /// This machine's identifier for ByHost domains.
+    case hostIdentifier
+    /// The file holding a domain.
+    case location(DomainAddress)
+
+    /// The operation code.
+    public var operation: Operation {
+        switch self {
+        case .hello: .hello
+        case .status: .status
+        case .read: .read
+        case .write: .write
+        case .delete: .delete
+        case .batch: .batch
+        case .listDomains: .listDomains
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .uninstall: .uninstall
+        case .hostIdentifier: .hostIdentifier
+        case .location: .location
+        }
+    }
+
+    /// The payload (a binary plist dictionary) for request number `id`.
+    public func encode(id: Int) throws(PlistError) -> [UInt8] {
+        var d: [String: PlistValue] = ["op": .integer(Int128(operation.rawValue)), "id": .integer(Int128(id))]
+        switch self {
+        case .hello(let root): d["root"] = .string(root)
+        case .status, .listDomains, .hostIdentifier: break
+        case .read(let a, let key):
+            a.encode(into: &d)
+            if let key { d["key"] = .string(key) }
+        case .write(let a, let set):
+            a.encode(into: &d)
+            d["set"] = .dictionary(set)
+        case .delete(let a, let keys):
+            a.encode(into: &d)
+            if let keys { d["keys"] = .array(keys.map { .string($0) }) }
+        case .batch(let a, let c):
+            a.encode(into: &d)
+            if !c.set.isEmpty { d["set"] = .dictionary(c.set) }
+            if !c.remove.isEmpty { d["remove"] = .array(c.remove.map { .string($0) }) }
+            if c.removeAll { d["removeAll"] = .bool(true) }
+            var expect: [String: PlistValue] = [:], absent: [PlistValue] = []
+            for (k, v) in c.expected {
+                if let v { expect[k] = v } else { absent.append(.string(k)) }
+            }
+            if !expect.isEmpty { d["expect"] = .dictionary(expect) }
+            if !absent.isEmpty { d["expectAbsent"] = .array(absent) }
+        case .subscribe(let a), .location(let a):
+            a.encode(into: &d)
+        case .unsubscribe(let s): d["subscription"] = .integer(Int128(s))
+        case .uninstall(let id, let env):
+            d["bundleIdentifier"] = .string(id)
+            d["environment"] = .dictionary(env.mapValues { .string($0) })
+        }
+        return try PlistCodec.encode(.dictionary(d), format: .binary)
+    }
+
+    /// Reads a request payload.
+    ///
+    /// - Returns: the request id (0 when it cannot be read) and the request
+    ///   or the reason it cannot be served.
+    public static func decode(_ payload: [UInt8]) -> (id: Int, request: Result<Request, ProtocolError>) {
+        guard payload.starts(with: Array("bplist00".utf8)) else { return (0, .failure(.malformed("the payload is not a binary property list"))) }
+        let value: PlistValue
+        do { value = try PlistCodec.decode(payload, format: .binary) } catch {
+            return (0, .failure(.malformed("the payload is not a property list: \(error)")))
+        }
+        guard case .dictionary(let d) = value else { return (0, .failure(.malformed("the payload is not a dictionary"))) }
+        var id = 0
+        if case .integer(let n)? = d["id"], let small = Int(exactly: n) { id = small }
+        guard case .integer(let op)? = d["op"] else { return (id, .failure(.malformed("the request has no op"))) }
+        guard let code = Int(exactly: op), let operation = Operation(rawValue: code) else {
+            return (id, .failure(.unknownOperation(Int(clamping: op))))
+        }
+        do { return (id, .success(try decode(operation, d))) } catch { return (id, .failure(error)) }
+    }
+
+    private static func strings(_ v: PlistValue?, _ field: String) throws(ProtocolError) -> [String] {
+        guard case .array(let items)? = v else { throw .malformed("\(field) must be an array of strings") }
+        var out: [String] = []
+        for item in items {
+            guard case .string(let s) = item else { throw .malformed("\(field) must be an array of strings") }
+            out.append(s)
+        }
+        return out
+    }
+
+    private static func decode(_ op: Operation, _ d: [String: PlistValue]) throws(ProtocolError) -> Request {
+        switch op {
+        case .hello:
+            guard case .string(let root)? = d["root"] else { throw .malformed("hello needs a root") }
+            return .hello(root: root)
+        case .status: return .status
+        case .listDomains: return .listDomains
+        case .hostIdentifier: return .hostIdentifier
+        case .read:
+            var key: String?
+            if let k = d["key"] {
+                guard case .string(let s) = k else { throw .malformed("key must be a string") }
+                key = s
+            }
+            return .read(try DomainAddress(decoding: d), key: key)
+        case .write:
+            guard case .dictionary(let set)? = d["set"] else { throw .malformed("write needs a set dictionary") }
+            return .write(try DomainAddress(decoding: d), set: set)
+        case .delete:
+            let keys = d["keys"] == nil ? nil : try strings(d["keys"], "keys")
+            return .delete(try DomainAddress(decoding: d), keys: keys)
+        case .batch:
+            var c = ChangeSet()
+            if let s = d["set"] {
+                guard case .dictionary(let set) = s else { throw .malformed("set must be a dictionary") }
+                c.set = set
+            }
+            if d["remove"] != nil { c.remove = try strings(d["remove"], "remove") }
+            if case .bool(true)? = d["removeAll"] { c.removeAll = true }
+            if let e = d["expect"] {
+                guard case .dictionary(let expect) = e else { throw .malformed("expect must be a dictionary") }
+                for (k, v) in expect { c.expected[k] = .some(v) }
+            }
+            if d["expectAbsent"] != nil {
+                for k in try strings(d["expectAbsent"], "expectAbsent") { c.expected[k] = .some(nil) }
+            }
+            return .batch(try DomainAddress(decoding: d), c)
+        case .subscribe: return .subscribe(try DomainAddress(decoding: d))
+        case .location: return .location(try DomainAddress(decoding: d))
+        case .unsubscribe:
+            guard case .integer(let n)? = d["subscription"], let s = Int(exactly: n) else { throw .malformed("unsubscribe needs a subscription number") }
+            return .unsubscribe(s)
+        case .uninstall:
+            guard case .string(let id)? = d["bundleIdentifier"] else { throw .malformed("uninstall needs a bundleIdentifier") }
+            var env: [String: String] = [:]
+            if case .dictionary(let e)? = d["environment"] {
+                for (k, v) in e { if case .string(let s) = v { env[k] = s } }
+            }
+            return .uninstall(bundleIdentifier: id, environment: env)
+        }
+    }
+}
+
+/// A failure the service reports: a code for programs, a message for people.
+public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An ``ErrorCode`` raw value (a string, so that codes added later still decode).
+    public var code: String
+    /// The text for people; for `preferences`, exactly what the embedded store says.
+    public var message: String
+
+    public init(_ code: ErrorCode, _ message: String) { self.code = code.rawValue; self.message = message }
+    public init(code: String, message: String) { self.code = code; self.message = message }
+
+    public var description: String { message }
+}
+
+/// Why a request cannot be served, found while reading it.
+public enum ProtocolError: Error, Equatable, Sendable {
+    case malformed(String)
+    case unknownOperation(Int)
+
+    /// The reply error for this problem.
+    public var remote: RemoteError {
+        switch self {
+        case .malformed(let m): return RemoteError(.malformedRequest, m)
+        case .unknownOperation(let op): return RemoteError(.unknownOperation, "operation \(op) is not supported")
+        }
+    }
+}
+
+/// One message from the service: the reply to a request, or a pushed change.
+public enum Reply: Equatable, Sendable {
+    /// The reply to request `id`: its result fields, or an error.
+    case response(id: Int, Result<[String: PlistValue], RemoteError>)
+    /// A change to a subscribed domain.
+    case change(DomainChange)
+
+    /// The payload of this reply.
+    public func encode() throws(PlistError) -> [UInt8] {
+        var d: [String: PlistValue]
+        switch self {
+        case .response(let id, .success(let result)):
+            d = ["id": .integer(Int128(id)), "ok": .bool(true)]
+            if !result.isEmpty { d["result"] = .dictionary(result) }
+        case .response(let id, .failure(let e)):
+            d = ["id": .integer(Int128(id)), "ok": .bool(false),
+                 "error": .dictionary(["code": .string(e.code), "message": .string(e.message)])]
+        case .change(let c):
+            d = ["id": .integer(0), "event": .string("changed"), "subscription": .integer(Int128(c.subscription)),
+                 "set": .dictionary(c.set), "removed": .array(c.removed.map { .string($0) })]
+            c.address.encode(into: &d)
+        }
+        return try PlistCodec.encode(.dictionary(d), format: .binary)
+    }
+
+    /// Reads a reply payload.
+    public static func decode(_ payload: [UInt8]) throws(ProtocolError) -> Reply {
+        let value: PlistValue
+        do { value = try PlistCodec.decode(payload, format: .binary) } catch { throw .malformed("the reply is not a property list: \(error)") }
+        guard case .dictionary(let d) = value, case .integer(let n)? = d["id"], let id = Int(exactly: n) else {
+            throw .malformed("the reply has no id")
+        }
+        if case .string("changed")? = d["event"] {
+            guard case .integer(let s)? = d["subscription"], let sub = Int(exactly: s),
+                  case .dictionary(let set)? = d["set"], case .array(let removed)? = d["removed"] else {
+                throw .malformed("a change notification lacks fields")
+            }
+            let keys = removed.compactMap { v -> String? in if case .string(let k) = v { return k }; return nil }
+            return .change(DomainChange(subscription: sub, address: try DomainAddress(decoding: d), set: set, removed: keys))
+        }
+        if case .bool(true)? = d["ok"] {
+            return .response(id: id, .success(d["result"]?.dictionaryValue ?? [:]))
+        }
+        guard case .dictionary(let e)? = d["error"], case .string(let code)? = e["code"], case .string(let message)? = e["message"] else {
+            throw .malformed("a failed reply has no error")
+        }
+        return .response(id: id, .failure(RemoteError(code: code, message: message)))
+    }
+}
+
+/// Keys of a subscribed domain that changed: new values, and keys removed.
+public struct DomainChange: Equatable, Sendable {
+    /// The subscription it answers.
+    public var subscription: Int
+    /// The domain that changed.
+    public var address: DomainAddress
+    /// Keys added or changed, with their new values.
+    public var set: [String: PlistValue]
+    /// Keys removed, sorted.
+    public var removed: [String]
+
+    public init(subscription: Int, address: DomainAddress, set: [String: PlistValue], removed: [String]) {
+        self.subscription = subscription; self.address = address; self.set = set; self.removed = removed
+    }
+
+    /// The change that turns `old` into `new` (nil when nothing changed).
+    public static func between(_ old: [String: PlistValue], _ new: [String: PlistValue], subscription: Int, address: DomainAddress) -> DomainChange? {
+        var set: [String: PlistValue] = [:]
+        for (k, v) in new where old[k] != v { set[k] = v }
+        let removed = old.keys.filter { new[$0] == nil }.sorted()
+        if set.isEmpty && removed.isEmpty { return nil }
+        return DomainChange(subscription: subscription, address: address, set: set, removed: removed)
+    }
+}

@@ -1,0 +1,16 @@
+/// Where prefsd's socket is: `--socket`, else `APPHOME_SOCKET`, else
+/// `$XDG_RUNTIME_DIR/apphome/prefsd.sock`.
+public enum SocketLocation {
+    /// The socket path, or `nil` when nothing names one.
+    ///
+    /// - Parameters:
+    ///   - option: the `--socket` argument, if given.
+    ///   - apphomeSocket: `APPHOME_SOCKET`.
+    ///   - runtimeDirectory: `XDG_RUNTIME_DIR` (ignored unless absolute).
+    public static func resolve(option: String? = nil, apphomeSocket: String?, runtimeDirectory: String?) -> String? {
+        if let option, !option.isEmpty { return option }
+        if let s = apphomeSocket, !s.isEmpty { return s }
+        if let r = runtimeDirectory, r.hasPrefix("/") { return r + "/apphome/prefsd.sock" }
+        return nil
+    }
+}

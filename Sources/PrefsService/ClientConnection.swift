@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PrefsProtocol
+
+/// One connected client: its socket, what it sent that is not handled yet,
+/// and what it has not read yet. Owned by the service's loop.
+final class ClientConnection {
+    let fd: Int32
+    let id: Int
+    var reader: FrameReader
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    /// When the unfinished frame in ``reader`` started arriving.
+    var partialFrameSince: Double?
+    /// The last time replies drained (or the queue was empty).
+    var lastOutputProgress: Double
+    /// Subscription number → domain file.
+    var subscriptions: [Int: String] = [:]
+    /// Close once the queued replies are sent; read nothing more.
+    var closing = false
+    /// The peer closed its end (or reading failed).
+    var peerClosed = false
+    /// Writing failed: drop at once.
+    var failed = false
+    /// A write of this client waits for the turn's commit.
+    var waitingForCommit = false
+
+    init(fd: Int32, id: Int, maximumPayload: Int, now: Double) {
+        self.id = id
+        self.fd = fd
+        self.reader = FrameReader(maximumPayload: maximumPayload)
+        self.lastOutputProgress = now
+    }
+
+    var hasOutput: Bool { outputStart < output.count }
+
+    func enqueue(_ bytes: [UInt8]) {
+        if !hasOutput { lastOutputProgress = UnixSocket.now() }
+        output.append(contentsOf: bytes)
+    }
+
+    /// Reads what is available, at most `limit` bytes; false when the peer
+    /// closed the connection or reading failed.
+    func readAvailable(now: Double, limit: Int) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var total = 0
+        var open = true
+        while total < limit {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                reader.append(chunk[0..<n])
+                total += n
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            open = false
+            break
+        }
+        notePartialFrame(now: now)
+        return open
+    }
+
+    /// Starts (or stops) the clock on an unfinished frame.
+    func notePartialFrame(now: Double) {
+        if reader.pendingByteCount > 0 && !reader.hasCompleteFrame {
+            if partialFrameSince == nil { partialFrameSince = now }
+        } else {
+            partialFrameSince = nil
+        }
+    }
+
+    /// Sends as much queued output as the socket takes.
+    func writeAvailable(now: Double) {
+        while hasOutput {
+            let n = output.withUnsafeBytes { send(fd, $0.baseAddress! + outputStart, $0.count - outputStart, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                outputStart += n
+                lastOutputProgress = now
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            failed = true
+            return
+        }
+        output.removeAll(keepingCapacity: output.count <= 1 << 20)
+        outputStart = 0
+    }
+}

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// inotify on the directories that hold cached domains: reports the paths
+/// of entries created, replaced, written or removed there.
+final class DirectoryWatcher {
+    let fd: Int32
+    private var directoryByWatch: [Int32: String] = [:]
+    private var watchByDirectory: [String: Int32] = [:]
+    /// Set when the kernel's queue overflowed: every cached entry is suspect.
+    private(set) var overflowed = false
+
+    init() {
+        fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Whether `directory` is watched (it existed when ``watch(_:)`` ran).
+    func isWatching(_ directory: String) -> Bool { watchByDirectory[directory] != nil }
+
+    /// Starts watching `directory`; false when it does not exist.
+    @discardableResult
+    func watch(_ directory: String) -> Bool {
+        if watchByDirectory[directory] != nil { return true }
+        guard fd >= 0 else { return false }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+        let wd = inotify_add_watch(fd, directory, mask)
+        guard wd >= 0 else { return false }
+        directoryByWatch[wd] = directory
+        watchByDirectory[directory] = wd
+        return true
+    }
+
+    /// The paths touched since the last call (without duplicates, in order).
+    func drain() -> [String] {
+        overflowed = false
+        var paths: [String] = []
+        var seen: Set<String> = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            var offset = 0
+            buffer.withUnsafeBytes { raw in
+                while offset + 16 <= n {
+                    let wd = raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                    let mask = raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let len = Int(raw.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameBytes = raw[(offset + 16)..<min(offset + 16 + len, n)].prefix { $0 != 0 }
+                    offset += 16 + len
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true; continue }
+                    guard let dir = directoryByWatch[wd] else { continue }
+                    if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                        // The directory went away: forget it, so that it is watched again when it comes back.
+                        if mask & UInt32(IN_IGNORED) != 0 { directoryByWatch[wd] = nil; watchByDirectory[dir] = nil }
+                        overflowed = true
+                        continue
+                    }
+                    let path = dir + "/" + String(decoding: nameBytes, as: UTF8.self)
+                    if seen.insert(path).inserted { paths.append(path) }
+                }
+            }
+        }
+        return paths
+    }
+}

@@ -1,0 +1,37 @@
+import PrefsProtocol
+
+/// Everything the service needs from outside, decided by `main` (libraries
+/// never read the environment).
+public struct ServerConfiguration: Sendable {
+    /// The AppHome root whose preferences are served.
+    public var root: String
+    /// Where the socket is (or, with socket activation, was) bound.
+    public var socketPath: String
+    /// A listening socket handed over by systemd (`LISTEN_FDS`), used
+    /// instead of binding ``socketPath``.
+    public var inheritedListener: Int32?
+    /// The largest frame payload accepted.
+    public var maximumPayload: Int = Frame.defaultMaximumPayload
+    /// Seconds a client may take to finish a frame it started.
+    public var partialFrameTimeout: Double = 5
+    /// Seconds a client may leave replies unread while they pile up.
+    public var stalledWriteTimeout: Double = 10
+    /// Connections served at once; more are refused.
+    public var maximumClients: Int = 1000
+    /// The uid served (besides root's): the service's own.
+    public var ownerUID: UInt32
+    /// Whether SIGTERM, SIGINT and SIGHUP stop the service (the daemon's
+    /// `main`); an in-process service leaves the process's signals alone.
+    public var handleSignals = true
+    /// Where diagnostics go (one line each, no trailing newline).
+    public var log: @Sendable (String) -> Void
+
+    public init(root: String, socketPath: String, inheritedListener: Int32? = nil, ownerUID: UInt32,
+                log: @escaping @Sendable (String) -> Void) {
+        self.root = root
+        self.socketPath = socketPath
+        self.inheritedListener = inheritedListener
+        self.ownerUID = ownerUID
+        self.log = log
+    }
+}

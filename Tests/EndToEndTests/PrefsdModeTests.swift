@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+
+/// How `defaults` chooses between prefsd and the files, and `defaults watch`.
+@Suite("prefsd modes and watch")
+struct PrefsdModeTests {
+    static let domain = "com.example.modes"
+
+    @Test func autoFallsBackToTheFilesWhenNoPrefsdAnswers() throws {
+        let t = try TempRoot()
+        let env = ["APPHOME_PREFSD": "auto", "APPHOME_SOCKET": t.base.appendingPathComponent("none.sock").path]
+        try t.succeed(["write", Self.domain, "k", "-int", "1"], env: env)
+        try t.expectPlist(t.domainFile(Self.domain), equals: "{'k': 1}")
+    }
+
+    @Test(arguments: [
+        (["APPHOME_PREFSD": "require", "APPHOME_SOCKET": "/nonexistent/prefsd.sock"],
+         "defaults: prefsd is not answering on /nonexistent/prefsd.sock: No such file or directory\n"),
+        (["APPHOME_PREFSD": "sometimes"], "defaults: APPHOME_PREFSD is \"sometimes\"; use off, auto or require\n"),
+    ])
+    func aModeThatCannotBeHonouredFailsAndWritesNothing(env: [String: String], message: String) throws {
+        let t = try TempRoot()
+        let before = t.snapshot()
+        let result = try t.run(["write", Self.domain, "k", "-int", "1"], env: env)
+        #expect(result.isFailure(1), "\(result)")
+        #expect(result.stderr == message)
+        t.expectUnchanged(since: before, after: "defaults write")
+    }
+
+    @Test func requireWithADaemonOfAnotherRootFails() throws {
+        let t = try TempRoot()
+        let daemon = try TestDaemon(t)
+        let other = t.base.appendingPathComponent("other-root").path
+        let result = try t.run(["--root", other, "write", Self.domain, "k", "1"], env: daemon.environment, passRoot: false)
+        #expect(result.stderr == "defaults: prefsd serves the root \(t.root.path), not \(other)\n", "\(result)")
+        #expect(result.status == 1)
+    }
+
+    @Test func bothModesGiveTheSameFileAndOutput() throws {
+        let t = try TempRoot()
+        let daemon = try TestDaemon(t)
+        let steps: [[String]] = [
+            ["write", Self.domain, "a", "-int", "1"], ["write", Self.domain, "b", "-array", "x", "y"],
+            ["write", Self.domain, "b", "-array-add", "z"], ["rename", Self.domain, "a", "c"],
+            ["delete", Self.domain, "missing"], ["read", Self.domain], ["read-type", Self.domain, "c"],
+        ]
+        var outputs: [String: [String]] = [:]
+        var files: [String: Data] = [:]
+        for mode in ["off", "daemon"] {
+            let env = mode == "off" ? ["APPHOME_PREFSD": "off"] : daemon.environment
+            let domain = Self.domain
+            _ = try t.run(["delete", domain], env: env)
+            outputs[mode] = try steps.map { step in
+                let r = try t.run(step, env: env)
+                return "\(r.status) \(r.stdout) \(r.stderr)"
+            }
+            files[mode] = try Data(contentsOf: t.domainFile(domain))
+        }
+        #expect(outputs["off"] == outputs["daemon"])
+        #expect(files["off"] == files["daemon"])
+    }
+
+    @Test func watchPrintsChangesFromPrefsdAndFromDirectEdits() throws {
+        let t = try TempRoot()
+        let daemon = try TestDaemon(t)
+        try t.succeed(["write", Self.domain, "volume", "-int", "1"], env: daemon.environment)
+        let watch = try t.start(["watch", Self.domain], env: daemon.environment)
+        let keyWatch = try t.start(["watch", Self.domain, "volume"], env: daemon.environment)
+        usleep(300_000)
+        try t.succeed(["write", Self.domain, "volume", "-int", "2"], env: daemon.environment)
+        try t.succeed(["write", Self.domain, "name", "hello world"], env: daemon.environment)
+        // A direct edit of the file, with no prefsd involved: noticed through inotify.
+        try t.writePlist("{'volume': 3}", to: t.domainFile(Self.domain))
+        usleep(500_000)
+        // The output is flushed line by line, so a kill loses none of it.
+        watch.kill(SIGKILL)
+        keyWatch.kill(SIGKILL)
+        let all = try watch.finish(), one = try keyWatch.finish()
+        #expect(all.signaled && all.status == SIGKILL && all.stderr.isEmpty, "\(all)")
+        #expect(all.stdout == "volume = 2\nname = \"hello world\"\nname deleted\nvolume = 3\n", "\(all)")
+        #expect(one.stdout == "volume = 2\nvolume = 3\n", "\(one)")
+    }
+
+    @Test func watchWithoutPrefsdSaysHowToStartIt() throws {
+        let t = try TempRoot()
+        let socket = t.base.appendingPathComponent("none.sock").path
+        let result = try t.run(["watch", Self.domain], env: ["APPHOME_PREFSD": "auto", "APPHOME_SOCKET": socket])
+        #expect(result.isFailure(1))
+        #expect(result.stderr == "defaults: watch needs prefsd: prefsd is not answering on \(socket): No such file or directory "
+                + "(start it with `prefsd &` or `systemctl --user start prefsd.socket`)\n")
+        let off = try t.run(["watch", Self.domain], env: ["APPHOME_PREFSD": "off"])
+        #expect(off.stderr == "defaults: watch needs prefsd, and APPHOME_PREFSD is off\n")
+    }
+
+    @Test func socketActivationServesTheInheritedSocket() throws {
+        let t = try TempRoot()
+        let socket = t.base.appendingPathComponent("activated.sock").path
+        let prefsd = try TestDaemon.binary("prefsd").path
+        // systemd's part, in python: bind and listen, then exec prefsd with the socket as fd 3.
+        let script = """
+            import os, socket, time, signal
+            s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(16)
+            pid = os.fork()
+            if pid == 0:
+                os.dup2(s.fileno(), 3)
+                os.set_inheritable(3, True)
+                env = dict(os.environ, LISTEN_PID=str(os.getpid()), LISTEN_FDS='1')
+                os.execve(sys.argv[2], [sys.argv[2], '--root', sys.argv[3], '--socket', sys.argv[1]], env)
+            s.close()
+            time.sleep(0.3)
+            ok = os.system('APPHOME_PREFSD=require APPHOME_SOCKET=%s %s --root %s write com.example.activated k -int 7'
+                           % (sys.argv[1], sys.argv[4], sys.argv[3])) == 0
+            os.kill(pid, signal.SIGTERM)
+            _, status = os.waitpid(pid, 0)
+            report(ok and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and os.path.exists(sys.argv[1]),
+                   'write ok %s, status %d' % (ok, status))
+            """
+        let defaults = try DefaultsBinary.url().path
+        try t.pythonCheck(script, [socket, prefsd, t.root.path, defaults])
+        try t.expectPlist(t.domainFile("com.example.activated"), equals: "{'k': 7}")
+    }
+}
+
+/// `apphome uninstall` through prefsd: same output, and watchers of the app's domain hear of it.
+@Suite("apphome uninstall through prefsd")
+struct UninstallThroughPrefsdTests {
+    static let bundleID = InstalledAppTests.bundleID
+
+    func apphome(_ root: TempRoot, _ arguments: [String], env: [String: String]) throws -> CommandResult {
+        try Subprocess.run(try TestDaemon.binary("apphome"), ["--root", root.root.path] + arguments,
+                           environment: root.environment(env), ioDirectory: root.io)
+    }
+
+    @Test func uninstallGoesThroughPrefsdAndWatchersSeeTheDomainGo() throws {
+        let t = try TempRoot()
+        let daemon = try TestDaemon(t)
+        let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try #require(try apphome(t, ["install", bundle], env: daemon.environment).status == 0)
+        try t.succeed(["write", Self.bundleID, "maxBugs", "-int", "12"], env: daemon.environment)
+        let watch = try t.start(["watch", Self.bundleID], env: daemon.environment)
+        usleep(300_000)
+        let home = try apphome(t, ["container", Self.bundleID, "data"], env: daemon.environment).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try apphome(t, ["uninstall", Self.bundleID], env: daemon.environment)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        #expect(result.stdout == "uninstalled \(Self.bundleID) 1.0 (1): removed \(home)\n", "\(result)")
+        usleep(300_000)
+        watch.kill(SIGKILL)
+        #expect(try watch.finish().stdout == "maxBugs deleted\n")
+        let again = try apphome(t, ["uninstall", Self.bundleID], env: daemon.environment)
+        let direct = try apphome(t, ["uninstall", Self.bundleID], env: ["APPHOME_PREFSD": "off"])
+        #expect(again.status == 1 && again.stderr == direct.stderr, "\(again) vs \(direct)")
+    }
+
+    @Test func requireWithoutPrefsdLeavesTheAppInstalled() throws {
+        let t = try TempRoot()
+        let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try #require(try apphome(t, ["install", bundle], env: ["APPHOME_PREFSD": "off"]).status == 0)
+        let socket = t.base.appendingPathComponent("none.sock").path
+        let result = try apphome(t, ["uninstall", Self.bundleID], env: ["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket])
+        #expect(result.status == 1)
+        #expect(result.stderr == "apphome: prefsd is not answering on \(socket): No such file or directory\n")
+        #expect(try apphome(t, ["list"], env: ["APPHOME_PREFSD": "off"]).stdout.contains(Self.bundleID))
+    }
+}
