@@ -11,6 +11,11 @@ struct CrashAndDoctorTests {
 
     static func apphome(_ root: TempRoot, _ arguments: [String], env: [String: String] = [:]) throws -> CommandResult {
         let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("apphome")
+        var env = env
+        // The kill points are in the embedded code path: in the daemon pass a
+        // killed operation runs without prefsd (an uninstall through prefsd is
+        // prefsd's, and prefsd's own SIGKILL tests cover it).
+        if env["APPHOME_TEST_KILL_AT"] != nil { env["APPHOME_PREFSD"] = "off" }
         return try Subprocess.run(binary, ["--root", root.root.path] + arguments,
                                   environment: root.environment(env), ioDirectory: root.io)
     }
