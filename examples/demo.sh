@@ -8,7 +8,7 @@ defaults="$BIN_DIR/defaults"
 [ -x "$defaults" ] || { echo "demo: $defaults not found; run 'make demo'" >&2; exit 1; }
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/apphome-demo.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+trap 'for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done; rm -rf "$root"' EXIT
 export APPHOME_ROOT="$root"
 
 step() { printf '\n$ %s\n' "$*"; "$@"; }
@@ -108,6 +108,40 @@ printf '\x00' | dd of="$object" bs=1 seek=0 count=1 conv=notrunc status=none
 printf '$ %s\n' "$apphome restore com.example.ScaryBugs"
 "$apphome" restore com.example.ScaryBugs || echo "exit status: $?"
 step "$apphome" container com.example.ScaryBugs data
+
+echo
+echo "# keychain: a ScaryBugs secret lives encrypted outside its home; only ScaryBugs sees it"
+security="$(cd "$BIN_DIR" && pwd)/security"   # absolute: `apphome run` starts in the home
+export APPHOME_KEYCHAIN_KEY_STORE=file   # the demo has no Secret Service; keep the device key in a 0600 file
+printf '$ %s\n' "printf 'hunter2' | security --app com.example.ScaryBugs add-generic-password -a ray -s sync.example.com -l 'ScaryBugs sync'"
+printf 'hunter2' | "$security" --app com.example.ScaryBugs add-generic-password -a ray -s sync.example.com -l 'ScaryBugs sync'
+step "$apphome" run com.example.ScaryBugs -- "$security" find-generic-password -a ray -s sync.example.com -w
+step "$security" --app com.example.ScaryBugs dump-keychain
+
+echo
+echo "# prefsd: writes go through the service; a watcher sees each change at once"
+prefsd="$BIN_DIR/prefsd"
+export XDG_RUNTIME_DIR="$root/run"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+"$prefsd" --root "$root" 2>"$root/prefsd.log" &
+prefsd_pid=$!
+for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/apphome/prefsd.sock" ] && break; sleep 0.05; done
+APPHOME_PREFSD=require "$defaults" watch com.example.ScaryBugs >"$root/watch.log" 2>&1 &
+watch_pid=$!
+sleep 0.3
+APPHOME_PREFSD=require step "$defaults" write com.example.ScaryBugs lastBug -string "Spider"
+APPHOME_PREFSD=require step "$defaults" read com.example.ScaryBugs lastBug
+sleep 0.3
+kill "$watch_pid" 2>/dev/null || true
+wait "$watch_pid" 2>/dev/null || true
+printf '\n$ %s\n' "defaults watch com.example.ScaryBugs   # (in another terminal)"
+cat "$root/watch.log"
+kill -TERM "$prefsd_pid"
+wait "$prefsd_pid" || true
+unset XDG_RUNTIME_DIR
+
+echo
+echo "# uninstall: the home, the preferences and the keychain items go"
 step "$apphome" uninstall com.example.ScaryBugs
 printf '
 $ %s
