@@ -8,6 +8,12 @@
 #   containers  apphome update (1,000 files / 100 MiB) and first/second backup  vs  cp -a (bench/containers.sh)
 #   settings  defaults lint (500 specifiers, 20 languages); validated vs unvalidated write
 #             (bench/settings_bundle.sh, runs alone too; SKIP_SETTINGS=1 skips it)
+#   update  apphome update (rename, journaled) vs cp -a; apphome doctor on 50 healthy apps
+#           (bench/apphome_update.sh; SKIP_APPHOME_UPDATE=1 skips it)
+#   keychain  1,000 `security find-generic-password -w` runs and 1,000 in-process look-ups
+#             vs `secret-tool lookup` and libsecret on gnome-keyring (bench/keychain.sh; SKIP_KEYCHAIN=1)
+#   prefsd  defaults through prefsd vs gsettings (CLI, in-process, 10-client storm)
+#           (bench/prefsd_bench.sh; SKIP_PREFSD=1 skips it)
 #
 # Called by `make bench` after `swift build -c release --static-swift-stdlib`.
 # Environment:
