@@ -84,6 +84,9 @@ enum HelpText {
                                bad value is refused and nothing is written;
                                --force writes it anyway (keys the schema does
                                not know are always accepted)
+      import [--force] <domain> <path>
+                               imported keys the schema declares are checked
+                               the same way; one bad value refuses the import
       read --effective <domain> <key> [-Key value...]
                                the value through argument -> app -> global ->
                                registration (the bundle's DefaultValues), and

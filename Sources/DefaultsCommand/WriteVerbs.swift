@@ -94,7 +94,10 @@ extension DefaultsCommand {
     }
 
     /// `import D <path|->`: merges a property list file into the domain.
-    func importDomain(_ args: [String]) throws {
+    func importDomain(_ arguments: [String]) throws {
+        var args = arguments
+        var force = options.force
+        if args.first == "--force" { force = true; args.removeFirst() }
         let domain = try self.domain(args, verb: "import")
         guard args.count >= 2 else { throw CommandFailure.failure("Need a path to read from") }
         if args.count > 2 { throw Self.unexpected(args[2]) }
@@ -122,7 +125,14 @@ extension DefaultsCommand {
         guard case .dictionary(let entries) = value else {
             throw CommandFailure.failure("Property list \(source) was not a dictionary\nDefaults have not been changed.")
         }
-        try store.update(domain, scope: options.scope) { $0.merge(entries) { _, new in new } }
+        // Imported keys the domain's settings bundle knows are checked as `write` checks them.
+        let validator = try validator(for: domain, keys: Array(entries.keys))
+        var notes: [Finding] = []
+        try store.update(domain, scope: options.scope) {
+            notes = try Self.checkWrite(validator, domain: domain, keys: entries.keys.sorted(), contents: entries, force: force)
+            $0.merge(entries) { _, new in new }
+        }
+        reportWriteNotes(notes)
     }
 
     /// `export D <path|->`: binary plist to a path, XML (or `--format json`) to stdout.

@@ -144,6 +144,28 @@ struct SettingsBundleEndToEndTests {
         #expect(validate.stderr == "defaults: 1 stored value(s) of com.example.ScaryBugs break its settings schema\n")
     }
 
+    @Test func importIsValidatedAsAWholeAndForceImportsAnyway() throws {
+        let root = try TempRoot()
+        #expect(try apphome(root, ["install", Self.v1]).status == 0)
+        try root.succeed(["write", Self.id, "userName", "Ray"])
+        let plist = Data("{ userName = Ann; volume = 9; lastBug = Moth; }".utf8)
+        let refused = try root.run(["import", Self.id, "-"], stdin: plist)
+        #expect(refused.status == 1)
+        #expect(refused.stderr == """
+        defaults: com.example.ScaryBugs volume: "9" is not one of the allowed values: 1 (Quiet), 2 (Normal), 3 (Loud) [SB701]
+        Defaults have not been changed (use --force to write anyway).
+
+        """)
+        try root.expectOutput(["read", Self.id], "{\n    userName = Ray;\n}\n")  // nothing of the import landed
+        let good = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>userName</key><string>Ann</string><key>volume</key><integer>2</integer></dict></plist>"#
+        try root.succeed(["import", Self.id, "-"], stdin: Data(good.utf8))
+        try root.expectOutput(["read", Self.id, "userName"], "Ann\n")
+        let forced = try root.run(["import", "--force", Self.id, "-"], stdin: plist)
+        #expect(forced.status == 0)
+        #expect(forced.stderr.hasPrefix("defaults: warning: com.example.ScaryBugs volume: \"9\" is not one of the allowed values"))
+        try root.expectOutput(["read", Self.id, "lastBug"], "Moth\n")
+    }
+
     @Test func effectiveReadShowsTheLayerWhilePlainReadStaysMacOSExact() throws {
         let root = try TempRoot()
         #expect(try apphome(root, ["install", Self.v1]).status == 0)
