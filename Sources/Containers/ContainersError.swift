@@ -18,6 +18,8 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     case alreadyInstalled(String)
     /// A bundle id with no entry in the registry.
     case notInstalled(String)
+    /// A command started by `apphome run` still runs in the app's home.
+    case appRunning(String)
     /// The registry file was written by a newer AppHome.
     case registryVersionTooNew(path: String, found: Int, supported: Int)
     /// The registry file cannot be read as a registry.
@@ -67,6 +69,8 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(id) is already installed; use 'apphome update' to install a new version"
         case .notInstalled(let id):
             return "\(id) is not installed"
+        case .appRunning(let id):
+            return "\(id) is running (a command started by 'apphome run' is still running in its home); stop it first"
         case .registryVersionTooNew(let path, let found, let supported):
             return "registry \(path) has format version \(found), but this AppHome reads only up to version \(supported); use a newer apphome"
         case .registryCorrupt(let path, let reason):

@@ -80,6 +80,8 @@ extension ContainerManager {
         var current = try registry.read()
         let previous = current.entries[manifest.bundleIdentifier]
         guard bundle != nil || previous != nil else { throw .restoreNeedsBundle(manifest.bundleIdentifier.rawValue) }
+        let release = try previous.map { entry throws(ContainersError) in try lockAgainstRunning(entry) }
+        defer { release?() }
         let bundleName = bundle?.name ?? previous!.bundleName
         let bundleSource = bundle?.path ?? layout.home(uuid: previous!.homeUUID, bundleName: previous!.bundleName).app
 

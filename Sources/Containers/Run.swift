@@ -32,13 +32,18 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/notInstalled(_:)``; ``ContainersError/system(_:)``
     ///   when the command cannot be started.
     public func run(_ identifier: BundleIdentifier, command: [String], base: [String: String]) throws(ContainersError) -> Termination {
-        let entry = try entry(for: identifier)
-        let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
-        return try containersErrors {
-            let running = try RunLock.shared(layout.runLockPath(uuid: entry.homeUUID))
+        while true {
+            let entry = try entry(for: identifier)
+            let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+            let running = try containersErrors { try RunLock.shared(layout.runLockPath(uuid: entry.homeUUID)) }
             defer { running.unlock() }
-            let pid = try Subprocess.spawn(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path)
-            return try Subprocess.wait(pid)
+            // An update, uninstall or restore may have replaced the home
+            // while this waited for the lock: look it up again.
+            guard try self.entry(for: identifier).homeUUID == entry.homeUUID else { continue }
+            return try containersErrors {
+                let pid = try Subprocess.spawn(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path)
+                return try Subprocess.wait(pid)
+            }
         }
     }
 }

@@ -51,3 +51,24 @@ public final class RunLock {
 
     deinit { unlock() }
 }
+
+extension ContainerManager {
+    /// Takes the run lock of `entry`'s home exclusively for an operation
+    /// that replaces or removes the home (update, uninstall, restore), so
+    /// that no `apphome run` starts in it meanwhile.
+    ///
+    /// - Returns: a release function that also removes the lock file (it
+    ///   belongs to a home that is about to go, and a `run` waiting on it
+    ///   looks the home up again once it gets the lock).
+    /// - Throws: ``ContainersError/appRunning(_:)`` when a command runs in the home.
+    func lockAgainstRunning(_ entry: RegistryEntry) throws(ContainersError) -> () -> Void {
+        let path = layout.runLockPath(uuid: entry.homeUUID)
+        guard let held = try containersErrors({ try RunLock.exclusiveIfFree(path) }) else {
+            throw .appRunning(entry.bundleIdentifier.rawValue)
+        }
+        return {
+            unlink(path)
+            held.unlock()
+        }
+    }
+}

@@ -90,6 +90,8 @@ extension ContainerManager {
         try requireNoPendingJournal()
         var current = try registry.read()
         guard let entry = current.entries.removeValue(forKey: identifier) else { throw .notInstalled(identifier.rawValue) }
+        let release = try lockAgainstRunning(entry)
+        defer { release() }
         var lastMemberOf: [AppGroupIdentifier: String] = [:]
         for group in entry.groups where current.members(of: group).isEmpty {
             if let uuid = current.groups.removeValue(forKey: group) { lastMemberOf[group] = uuid }

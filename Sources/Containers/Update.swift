@@ -89,6 +89,8 @@ extension ContainerManager {
         guard let previous = current.entries[bundle.identifier] else {
             throw .notInstalled(bundle.identifier.rawValue)
         }
+        let release = try lockAgainstRunning(previous)
+        defer { release() }
         let old = layout.home(uuid: previous.homeUUID, bundleName: previous.bundleName)
         let uuid = makeUUID()
         let new = layout.home(uuid: uuid, bundleName: bundle.name)

@@ -32,6 +32,26 @@ import Testing
         #expect(t.shellStatus == 128 + SIGTERM)
     }
 
+    @Test func aRunningAppIsNeitherUpdatedNorUninstalledNorRestoredOver() throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root)
+        let id = try BundleIdentifier("com.example.Sample")
+        let installed = try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info())))
+        try s.write("kept", to: installed.home.documents + "/note")
+        let backup = try manager.backup(id)
+        let v2 = try AppBundle(path: s.makeBundle("v2", info: Scratch.info(version: "2")))
+        let running = try RunLock.shared(manager.layout.runLockPath(uuid: installed.entry.homeUUID))
+        #expect(throws: ContainersError.appRunning("com.example.Sample")) { try manager.update(v2) }
+        #expect(throws: ContainersError.appRunning("com.example.Sample")) { try manager.uninstall(id) }
+        #expect(throws: ContainersError.appRunning("com.example.Sample")) { try manager.restore(from: backup.manifestPath) }
+        #expect(try manager.entry(for: id) == installed.entry)
+        #expect(s.read(installed.home.documents + "/note") == "kept")
+        running.unlock()
+        let updated = try manager.update(v2)
+        #expect(updated.entry.version == "2")
+        #expect(!FileManager.default.fileExists(atPath: manager.layout.runLockPath(uuid: installed.entry.homeUUID)))
+    }
+
     @Test func missingProgramIsASystemError() throws {
         let s = Scratch()
         let manager = ContainerManager(root: s.root)
