@@ -178,7 +178,7 @@ public struct BackupStore: Sendable {
             let hash = ContentHash(of: bytes)
             let target = objectPath(hash)
             if FileSystem.exists(target) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
-            try writeObject(hash, to: target) { out, temp in try TreeOperations.writeAll(out, bytes, path: temp) }
+            try writeObject(hash, to: target) { out, temp in try FileSystem.writeAll(out, bytes, path: temp) }
             return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, directoryWritten: FileSystem.parentDirectory(target))
         }
         let first = ContentHasher()
@@ -198,7 +198,7 @@ public struct BackupStore: Sendable {
             defer { close(temp.fd) }
             try TreeOperations.readAll(fd, path: path) { chunk in
                 second.update(chunk)
-                try TreeOperations.writeAll(temp.fd, chunk, path: temp.path)
+                try FileSystem.writeAll(temp.fd, chunk, path: temp.path)
                 written += chunk.count
             }
             guard fsync(temp.fd) == 0 else { throw SystemError("fsync", path: temp.path, errno: errno) }

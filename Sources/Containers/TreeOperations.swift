@@ -60,7 +60,7 @@ enum TreeOperations {
         var total = 0
         try readAll(input, path: source) { chunk in
             observe(chunk)
-            try writeAll(output, chunk, path: destination)
+            try FileSystem.writeAll(output, chunk, path: destination)
             total += chunk.count
         }
         guard fchmod(output, mode) == 0 else { throw SystemError("chmod", path: destination, errno: errno) }
@@ -84,19 +84,6 @@ enum TreeOperations {
             }
             if n == 0 { return }
             try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
-        }
-    }
-
-    /// Writes all of `bytes` to `fd`.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("write", path: path, errno: errno)
-            }
-            offset += n
         }
     }
 

@@ -129,20 +129,26 @@ public enum FileSystem {
         }
         do {
             defer { close(fd) }
-            var written = 0
-            while written < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw SystemError("write", path: tempPath, errno: errno)
-                }
-                written += n
-            }
+            try writeAll(fd, bytes, path: tempPath)
             guard fsync(fd) == 0 else { throw SystemError("fsync", path: tempPath, errno: errno) }
         }
         guard rename(tempPath, path) == 0 else { throw SystemError("rename", path: path, errno: errno) }
         ok = true
         syncDirectory(dir)
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short writes and `EINTR`;
+    /// `path` names the file in errors.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("write", path: path, errno: errno)
+            }
+            offset += n
+        }
     }
 
     /// Removes `path` durably; a missing file is not an error.
