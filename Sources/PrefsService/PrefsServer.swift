@@ -560,11 +560,12 @@ public final class PrefsServer {
     private func startKeychain(_ request: Request, caller: KeychainCaller, id: Int, from c: ClientConnection) {
         let root = configuration.root
         let environment = configuration.keychainEnvironment
+        let clock = configuration.keychainClock
         let clientID = c.id
         let wake = wakePipe.write
         let jobs = finishedJobs
         DispatchQueue.global().async {
-            let result = Self.performKeychain(request, caller: caller, root: root, environment: environment)
+            let result = Self.performKeychain(request, caller: caller, root: root, environment: environment, now: clock)
             jobs.list.withLock { $0.append((clientID, id, result, [])) }
             var b: UInt8 = 1
             _ = write(wake, &b, 1)
@@ -574,7 +575,7 @@ public final class PrefsServer {
     /// Checks that `caller` holds its app's credential, then makes the
     /// call in that app's keychain context (its access groups only).
     static func performKeychain(_ request: Request, caller: KeychainCaller, root: String,
-                                environment: [String: String]) -> Result<[String: PlistValue], RemoteError> {
+                                environment: [String: String], now: @escaping @Sendable () -> PlistDate) -> Result<[String: PlistValue], RemoteError> {
         let manager = ContainerManager(root: root)
         let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
         guard let identifier = try? BundleIdentifier(caller.bundleIdentifier), let entry = try? manager.entry(for: identifier) else {
@@ -582,7 +583,7 @@ public final class PrefsServer {
         }
         let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
-        let keychain = Keychain(root: root, policy: .forEnvironment(environment), now: ContainerManager.systemClock)
+        let keychain = Keychain(root: root, policy: .forEnvironment(environment), now: now)
         do throws(KeychainError) {
             let context = try KeychainContext(installed: entry, layout: manager.layout)
             switch request {
