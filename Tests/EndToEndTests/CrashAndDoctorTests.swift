@@ -42,7 +42,8 @@ struct CrashAndDoctorTests {
             try root.succeed(["write", Self.id, "maxBugs", "-int", "12"])
         }
         let args = op == "install" ? ["install", Self.v1] : op == "update" ? ["update", Self.v2] : ["uninstall", Self.id]
-        let killed = try Self.apphome(root, args, env: ["APPHOME_TEST_KILL_AT": killAt])
+        // The kill point is in this process: an uninstall must not go to prefsd.
+        let killed = try Self.apphome(root, args, env: ["APPHOME_TEST_KILL_AT": killAt, "APPHOME_PREFSD": "off"])
         #expect(killed.signaled && killed.status == SIGKILL, "\(killed)")
 
         let doctor = try Self.apphome(root, ["doctor"])
@@ -86,7 +87,7 @@ struct CrashAndDoctorTests {
     @Test func doctorDryRunChangesNothingAndExits1() throws {
         let root = try TempRoot()
         try #require(try Self.apphome(root, ["install", Self.v1]).status == 0)
-        let killed = try Self.apphome(root, ["uninstall", Self.id], env: ["APPHOME_TEST_KILL_AT": "uninstall.removeEntry"])
+        let killed = try Self.apphome(root, ["uninstall", Self.id], env: ["APPHOME_TEST_KILL_AT": "uninstall.removeEntry", "APPHOME_PREFSD": "off"])
         #expect(killed.signaled)
         let before = root.snapshot()
         let dry = try Self.apphome(root, ["doctor", "--dry-run"])
