@@ -546,7 +546,7 @@ public final class PrefsServer {
             } catch {
                 result = .failure(RemoteError(.containers, "\(error)"))
             }
-            jobs.list.withLock { $0.append((clientID, id, result, domainPath.map { [$0] } ?? [])) }
+            jobs.list.withLock { $0.append((clientID, id, result, domainPath.map { [$0] } ?? [], true)) }
             var b: UInt8 = 1
             _ = write(wake, &b, 1)
         }
@@ -566,7 +566,7 @@ public final class PrefsServer {
         let jobs = finishedJobs
         DispatchQueue.global().async {
             let result = Self.performKeychain(request, caller: caller, root: root, environment: environment, now: clock)
-            jobs.list.withLock { $0.append((clientID, id, result, [])) }
+            jobs.list.withLock { $0.append((clientID, id, result, [], false)) }
             var b: UInt8 = 1
             _ = write(wake, &b, 1)
         }
@@ -614,18 +614,21 @@ public final class PrefsServer {
         while read(wakePipe.read, &b, 64) > 0 {}
         let done = finishedJobs.list.withLock { jobs in defer { jobs.removeAll() }; return jobs }
         for job in done {
-            registryIdentity = nil
-            resolver = DomainResolver(root: configuration.root)
-            refreshResolverIfNeeded()
+            if job.changesRegistry {
+                registryIdentity = nil
+                resolver = DomainResolver(root: configuration.root)
+                refreshResolverIfNeeded()
+            }
             for path in job.domains { cache[path]?.valid = false; notifyExternal(path) }
             if let c = clients[job.clientID] { send(c, .response(id: job.requestID, job.result)) }
         }
     }
 }
 
-/// Uninstalls finished on worker threads, waiting for the loop to reply.
+/// Uninstalls and keychain calls finished on worker threads, waiting for the loop to reply.
 final class FinishedJobs: Sendable {
-    let list = Mutex<[(clientID: Int, requestID: Int, result: Result<[String: PlistValue], RemoteError>, domains: [String])]>([])
+    /// `changesRegistry`: an uninstall, after which domains resolve anew.
+    let list = Mutex<[(clientID: Int, requestID: Int, result: Result<[String: PlistValue], RemoteError>, domains: [String], changesRegistry: Bool)]>([])
 }
 
 /// Why the service cannot start.
