@@ -2,8 +2,10 @@
 import Glibc
 #endif
 import Containers
+import Dispatch
 import Foundation
 import Keychain
+import Preferences
 import PrefsClient
 import PrefsProtocol
 import PrefsService
@@ -169,5 +171,33 @@ final class KeychainFixture {
         #expect(throws: PrefsClientError.remote(RemoteError(.keychain, "One or more parameters passed to a function were not valid: class must be genp or inet", status: -50))) {
             try c.call(.keychainFind(try f.caller("com.example.A"), query: ["class": .string("cert")]))
         }
+    }
+}
+
+@Suite struct KeychainOffTheLoopTests {
+    /// A keychain call stuck on the keychain's lock runs on a worker
+    /// thread: other clients' preference calls are answered meanwhile.
+    @Test func aKeychainCallWaitingForItsLockDoesNotHoldUpPreferences() throws {
+        let f = try KeychainFixture()
+        try FileManager.default.createDirectory(atPath: f.service.root + "/Keychains", withIntermediateDirectories: true)
+        let lock = try FileLock(path: f.service.root + "/Keychains/.lock")
+        let a = try f.caller("com.example.A")
+        let socket = f.service.socket, root = f.service.root
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            if let c = try? PrefsConnection(socketPath: socket, root: root) {
+                _ = try? c.call(.keychainAdd(a, attributes: KeychainFixture.genp, data: Array("late".utf8)))
+            }
+            done.signal()
+        }
+        usleep(200_000)
+        #expect(done.wait(timeout: .now()) == .timedOut, "the add waits for the lock")
+        let other = try f.service.connect()
+        let address = DomainAddress(.named("com.example.meanwhile"))
+        _ = try other.call(.write(address, set: ["k": .integer(1)]))
+        #expect(try other.call(.read(address, key: "k"))["value"] == .integer(1))
+        lock.unlock()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(try other.call(.keychainFind(a, query: KeychainFixture.find))["items"]?.arrayValue?.count == 1)
     }
 }
