@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "Keychain", dependencies: ["CSodium", "Preferences", "PropertyList", "Containers"]),
         // The only target that imports libsecret: the Secret Service as the keychain's SecretStore.
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
-        .target(name: "SecurityCommand", dependencies: ["Keychain", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList"]),
+        .target(name: "SecurityCommand", dependencies: ["Keychain", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList", "PrefsClient", "PrefsProtocol"]),
         .executableTarget(name: "security", dependencies: ["SecurityCommand", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
@@ -41,21 +41,21 @@ let package = Package(
         .executableTarget(name: "prefsd", dependencies: ["PrefsService", "CommandSupport"]),
         .target(name: "PrefsClient", dependencies: ["PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
-        .testTarget(name: "PrefsServiceTests", dependencies: ["PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport"]),
+        .testTarget(name: "PrefsServiceTests", dependencies: ["PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
-        .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security"]),
+        .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
         // binary form scripts/compile-settings-schema.py makes of it.
         .target(name: "SettingsBundle", dependencies: ["PropertyList", "Preferences"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "PrefsProtocol", "defaults", "apphome", "prefsd", "prefsbench"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "PrefsProtocol", "defaults", "apphome", "prefsd", "prefsbench", "security"]),
     ],
     swiftLanguageModes: [.v6]
 )

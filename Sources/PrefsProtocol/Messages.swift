@@ -72,12 +72,38 @@ public struct ChangeSet: Equatable, Sendable {
     }
 }
 
+/// The app a keychain request acts for, and the proof: the app's
+/// credential token (see `AppCredential` and `Schemas/prefsd-protocol.md`).
+public struct KeychainCaller: Equatable, Sendable {
+    /// The app's bundle identifier.
+    public var bundleIdentifier: String
+    /// The token from the app's credential file.
+    public var credential: String
+
+    public init(bundleIdentifier: String, credential: String) {
+        self.bundleIdentifier = bundleIdentifier
+        self.credential = credential
+    }
+
+    func encode(into d: inout [String: PlistValue]) {
+        d["app"] = .string(bundleIdentifier)
+        d["credential"] = .string(credential)
+    }
+
+    init(decoding d: [String: PlistValue]) throws(ProtocolError) {
+        guard case .string(let app)? = d["app"] else { throw .malformed("a keychain request needs an app") }
+        guard case .string(let credential)? = d["credential"] else { throw .malformed("a keychain request needs a credential") }
+        bundleIdentifier = app
+        self.credential = credential
+    }
+}
+
 /// What a client asks prefsd; one case per ``Operation`` (see
 /// `Schemas/prefsd-protocol.md` for the fields and results of each).
 ///
 /// The service dispatches on these cases in one place
-/// (`PrefsServer.handle`); the keychain operations will be more cases and
-/// one more handler there, with codes from ``Operation/reservedForKeychain``.
+/// (`PrefsServer.handle`); the keychain cases use codes from
+/// ``Operation/reservedForKeychain`` and run off the service's loop.
 public enum Request: Equatable, Sendable {
     /// Opens a session for the AppHome root the client expects.
     case hello(root: String)
@@ -103,6 +129,14 @@ public enum Request: Equatable, Sendable {
     case hostIdentifier
     /// The file holding a domain.
     case location(DomainAddress)
+    /// The caller's app's items matching `query` (a `KeychainWire` query).
+    case keychainFind(KeychainCaller, query: [String: PlistValue])
+    /// Adds an item with `attributes` and the secret `data`.
+    case keychainAdd(KeychainCaller, attributes: [String: PlistValue], data: [UInt8])
+    /// Changes the matching items; `data`, when given, is the new secret.
+    case keychainUpdate(KeychainCaller, query: [String: PlistValue], changes: [String: PlistValue], data: [UInt8]?)
+    /// Deletes the matching items.
+    case keychainDelete(KeychainCaller, query: [String: PlistValue])
 
     /// The operation code.
     public var operation: Operation {
@@ -119,6 +153,10 @@ public enum Request: Equatable, Sendable {
         case .uninstall: .uninstall
         case .hostIdentifier: .hostIdentifier
         case .location: .location
+        case .keychainFind: .keychainFind
+        case .keychainAdd: .keychainAdd
+        case .keychainUpdate: .keychainUpdate
+        case .keychainDelete: .keychainDelete
         }
     }
 
@@ -154,6 +192,18 @@ public enum Request: Equatable, Sendable {
         case .uninstall(let id, let env):
             d["bundleIdentifier"] = .string(id)
             d["environment"] = .dictionary(env.mapValues { .string($0) })
+        case .keychainFind(let caller, let query), .keychainDelete(let caller, let query):
+            caller.encode(into: &d)
+            d["query"] = .dictionary(query)
+        case .keychainAdd(let caller, let attributes, let data):
+            caller.encode(into: &d)
+            d["attributes"] = .dictionary(attributes)
+            d["data"] = .data(data)
+        case .keychainUpdate(let caller, let query, let changes, let data):
+            caller.encode(into: &d)
+            d["query"] = .dictionary(query)
+            d["changes"] = .dictionary(changes)
+            if let data { d["data"] = .data(data) }
         }
         return try PlistCodec.encode(.dictionary(d), format: .binary)
     }
@@ -237,6 +287,25 @@ public enum Request: Equatable, Sendable {
                 for (k, v) in e { if case .string(let s) = v { env[k] = s } }
             }
             return .uninstall(bundleIdentifier: id, environment: env)
+        case .keychainFind, .keychainDelete:
+            let caller = try KeychainCaller(decoding: d)
+            guard case .dictionary(let query)? = d["query"] else { throw .malformed("a keychain request needs a query dictionary") }
+            return op == .keychainFind ? .keychainFind(caller, query: query) : .keychainDelete(caller, query: query)
+        case .keychainAdd:
+            let caller = try KeychainCaller(decoding: d)
+            guard case .dictionary(let attributes)? = d["attributes"] else { throw .malformed("keychain add needs an attributes dictionary") }
+            guard case .data(let data)? = d["data"] else { throw .malformed("keychain add needs data") }
+            return .keychainAdd(caller, attributes: attributes, data: data)
+        case .keychainUpdate:
+            let caller = try KeychainCaller(decoding: d)
+            guard case .dictionary(let query)? = d["query"] else { throw .malformed("a keychain request needs a query dictionary") }
+            guard case .dictionary(let changes)? = d["changes"] else { throw .malformed("keychain update needs a changes dictionary") }
+            var data: [UInt8]?
+            if let v = d["data"] {
+                guard case .data(let bytes) = v else { throw .malformed("data must be data") }
+                data = bytes
+            }
+            return .keychainUpdate(caller, query: query, changes: changes, data: data)
         }
     }
 }
@@ -247,9 +316,11 @@ public struct RemoteError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: String
     /// The text for people; for `preferences`, exactly what the embedded store says.
     public var message: String
+    /// For `keychain`: the `OSStatus` of the failure.
+    public var status: Int32?
 
-    public init(_ code: ErrorCode, _ message: String) { self.code = code.rawValue; self.message = message }
-    public init(code: String, message: String) { self.code = code; self.message = message }
+    public init(_ code: ErrorCode, _ message: String, status: Int32? = nil) { self.code = code.rawValue; self.message = message; self.status = status }
+    public init(code: String, message: String, status: Int32? = nil) { self.code = code; self.message = message; self.status = status }
 
     public var description: String { message }
 }
@@ -283,8 +354,9 @@ public enum Reply: Equatable, Sendable {
             d = ["id": .integer(Int128(id)), "ok": .bool(true)]
             if !result.isEmpty { d["result"] = .dictionary(result) }
         case .response(let id, .failure(let e)):
-            d = ["id": .integer(Int128(id)), "ok": .bool(false),
-                 "error": .dictionary(["code": .string(e.code), "message": .string(e.message)])]
+            var error: [String: PlistValue] = ["code": .string(e.code), "message": .string(e.message)]
+            if let status = e.status { error["status"] = .integer(Int128(status)) }
+            d = ["id": .integer(Int128(id)), "ok": .bool(false), "error": .dictionary(error)]
         case .change(let c):
             d = ["id": .integer(0), "event": .string("changed"), "subscription": .integer(Int128(c.subscription)),
                  "set": .dictionary(c.set), "removed": .array(c.removed.map { .string($0) })]
@@ -314,7 +386,9 @@ public enum Reply: Equatable, Sendable {
         guard case .dictionary(let e)? = d["error"], case .string(let code)? = e["code"], case .string(let message)? = e["message"] else {
             throw .malformed("a failed reply has no error")
         }
-        return .response(id: id, .failure(RemoteError(code: code, message: message)))
+        var status: Int32?
+        if case .integer(let n)? = e["status"] { status = Int32(exactly: n) }
+        return .response(id: id, .failure(RemoteError(code: code, message: message, status: status)))
     }
 }
 

@@ -1,9 +1,9 @@
 /// The operation codes of prefsd requests (the `op` field).
 ///
-/// Codes are never reused. 32–47 are reserved for the keychain operations
-/// (look-up, add, update, delete for the caller's app), which the service
-/// answers once the keychain exists; until then they get `unknownOperation`
-/// like any code this side does not know.
+/// Codes are never reused. 32–47 belong to the keychain operations
+/// (look-up, add, update, delete for the caller's app); the codes of that
+/// range without a case get `unknownOperation` like any code this side
+/// does not know.
 public enum Operation: Int, Sendable, CaseIterable {
     /// Opens a session: the client names the root it expects.
     case hello = 1
@@ -29,6 +29,14 @@ public enum Operation: Int, Sendable, CaseIterable {
     case hostIdentifier = 11
     /// The file that holds a domain, for messages.
     case location = 12
+    /// Keychain look-up for the caller's app (`SecItemCopyMatching`).
+    case keychainFind = 32
+    /// Adds a keychain item for the caller's app (`SecItemAdd`).
+    case keychainAdd = 33
+    /// Changes the caller's app's matching items (`SecItemUpdate`).
+    case keychainUpdate = 34
+    /// Deletes the caller's app's matching items (`SecItemDelete`).
+    case keychainDelete = 35
 
     /// Codes kept for the keychain operations: find (32), add (33),
     /// update (34), delete (35); 36–47 for later keychain needs.
@@ -59,4 +67,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case containers
     /// No such subscription on this connection.
     case noSuchSubscription
+    /// A keychain call failed; `status` is its `OSStatus`, `message` its text.
+    case keychain
+    /// The caller did not prove it acts for the app it names (no credential,
+    /// or not that app's); nothing was read or changed.
+    case notAuthorized
 }

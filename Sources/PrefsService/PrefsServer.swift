@@ -324,6 +324,8 @@ public final class PrefsServer {
                 reply(.success(["hostIdentifier": .string(try hostIdentifier())]))
             case .location(let address):
                 reply(.success(["path": .string(try path(for: address))]))
+            case .keychainFind(let caller, _), .keychainAdd(let caller, _, _), .keychainUpdate(let caller, _, _, _), .keychainDelete(let caller, _):
+                startKeychain(request, caller: caller, id: id, from: c)
             }
         } catch {
             reply(.failure(RemoteError(.preferences, error.description)))
@@ -544,9 +546,66 @@ public final class PrefsServer {
             } catch {
                 result = .failure(RemoteError(.containers, "\(error)"))
             }
-            jobs.list.withLock { $0.append((clientID, id, result, domainPath.map { [$0] } ?? [])) }
+            jobs.list.withLock { $0.append((clientID, id, result, domainPath.map { [$0] } ?? [], true)) }
             var b: UInt8 = 1
             _ = write(wake, &b, 1)
+        }
+    }
+
+    // MARK: - Keychain
+
+    /// Runs a keychain call on another thread (the device key may come
+    /// from the Secret Service over D-Bus, and item files are locked) and
+    /// replies when it is done.
+    private func startKeychain(_ request: Request, caller: KeychainCaller, id: Int, from c: ClientConnection) {
+        let root = configuration.root
+        let environment = configuration.keychainEnvironment
+        let clock = configuration.keychainClock
+        let clientID = c.id
+        let wake = wakePipe.write
+        let jobs = finishedJobs
+        DispatchQueue.global().async {
+            let result = Self.performKeychain(request, caller: caller, root: root, environment: environment, now: clock)
+            jobs.list.withLock { $0.append((clientID, id, result, [], false)) }
+            var b: UInt8 = 1
+            _ = write(wake, &b, 1)
+        }
+    }
+
+    /// Checks that `caller` holds its app's credential, then makes the
+    /// call in that app's keychain context (its access groups only).
+    static func performKeychain(_ request: Request, caller: KeychainCaller, root: String,
+                                environment: [String: String], now: @escaping @Sendable () -> PlistDate) -> Result<[String: PlistValue], RemoteError> {
+        let manager = ContainerManager(root: root)
+        let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
+        guard let identifier = try? BundleIdentifier(caller.bundleIdentifier), let entry = try? manager.entry(for: identifier) else {
+            return .failure(RemoteError(.notAuthorized, "prefsd: no installed app \(caller.bundleIdentifier)"))
+        }
+        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
+        let keychain = Keychain(root: root, policy: .forEnvironment(environment), now: now)
+        do throws(KeychainError) {
+            let context = try KeychainContext(installed: entry, layout: manager.layout)
+            switch request {
+            case .keychainFind(_, let query):
+                let found = try keychain.copyMatching(try KeychainWire.query(query), context: context)
+                return .success(["items": .array(found.map { .dictionary(KeychainWire.encode($0)) })])
+            case .keychainAdd(_, let attributes, var data):
+                let secret = SecureBytes(data)
+                SecureBytes.wipe(&data)
+                try keychain.add(try KeychainWire.attributes(attributes), data: secret, context: context)
+            case .keychainUpdate(_, let query, let changes, var data):
+                var c = try KeychainWire.changes(changes)
+                if let bytes = data { c.data = SecureBytes(bytes); data = nil }
+                try keychain.update(try KeychainWire.query(query), with: c, context: context)
+            case .keychainDelete(_, let query):
+                try keychain.delete(try KeychainWire.query(query), context: context)
+            default:
+                return .failure(RemoteError(.unknownOperation, "operation \(request.operation.rawValue) is not a keychain operation"))
+            }
+            return .success([:])
+        } catch {
+            return .failure(RemoteError(.keychain, error.description, status: error.status))
         }
     }
 
@@ -555,18 +614,21 @@ public final class PrefsServer {
         while read(wakePipe.read, &b, 64) > 0 {}
         let done = finishedJobs.list.withLock { jobs in defer { jobs.removeAll() }; return jobs }
         for job in done {
-            registryIdentity = nil
-            resolver = DomainResolver(root: configuration.root)
-            refreshResolverIfNeeded()
+            if job.changesRegistry {
+                registryIdentity = nil
+                resolver = DomainResolver(root: configuration.root)
+                refreshResolverIfNeeded()
+            }
             for path in job.domains { cache[path]?.valid = false; notifyExternal(path) }
             if let c = clients[job.clientID] { send(c, .response(id: job.requestID, job.result)) }
         }
     }
 }
 
-/// Uninstalls finished on worker threads, waiting for the loop to reply.
+/// Uninstalls and keychain calls finished on worker threads, waiting for the loop to reply.
 final class FinishedJobs: Sendable {
-    let list = Mutex<[(clientID: Int, requestID: Int, result: Result<[String: PlistValue], RemoteError>, domains: [String])]>([])
+    /// `changesRegistry`: an uninstall, after which domains resolve anew.
+    let list = Mutex<[(clientID: Int, requestID: Int, result: Result<[String: PlistValue], RemoteError>, domains: [String], changesRegistry: Bool)]>([])
 }
 
 /// Why the service cannot start.

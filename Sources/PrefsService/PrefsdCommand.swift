@@ -75,6 +75,7 @@ public enum PrefsdCommand {
                 _ = text.withCString { write(2, $0, strlen($0)) }
             }
             configuration.maximumClients = 1000
+            configuration.keychainEnvironment = v
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {
                 throw CommandFailure.failure(error.description)

@@ -1,4 +1,6 @@
+import Containers
 import PrefsProtocol
+import PropertyList
 
 /// Everything the service needs from outside, decided by `main` (libraries
 /// never read the environment).
@@ -23,6 +25,12 @@ public struct ServerConfiguration: Sendable {
     /// Whether SIGTERM, SIGINT and SIGHUP stop the service (the daemon's
     /// `main`); an in-process service leaves the process's signals alone.
     public var handleSignals = true
+    /// The variables the keychain's device-key policy is read from
+    /// (`DeviceKeyPolicy.forEnvironment`): the daemon's own environment.
+    /// Empty (the default): the key file, never the Secret Service.
+    public var keychainEnvironment: [String: String] = [:]
+    /// The clock that dates keychain items (tests pin it).
+    public var keychainClock: @Sendable () -> PlistDate = ContainerManager.systemClock
     /// Where diagnostics go (one line each, no trailing newline).
     public var log: @Sendable (String) -> Void
 

@@ -72,5 +72,8 @@ enum HelpText {
     forces the file. A key fetched from the Secret Service stays in the kernel
     keyring for APPHOME_KEYCHAIN_KEY_CACHE seconds (default 300; 0 disables).
 
+    When prefsd answers for the root, the calls go through it, with the app's
+    credential (APPHOME_PREFSD=off|auto|require, APPHOME_SOCKET; as defaults).
+
     """
 }

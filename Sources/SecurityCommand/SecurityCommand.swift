@@ -2,6 +2,8 @@ import AppHomeCommand
 import CommandSupport
 import Containers
 import Keychain
+import PrefsClient
+import PrefsProtocol
 import PropertyList
 
 /// What `security` needs from the process, read once by `main`.
@@ -25,7 +27,7 @@ public struct SecurityEnvironment: Sendable {
 /// The `security` command: the AppHome keychain with macOS `security(1)`
 /// syntax.
 public struct SecurityCommand {
-    let keychain: Keychain
+    let keychain: KeychainAccess
     let context: KeychainContext
     let console: Console
     let prompter: SecretPrompter
@@ -70,8 +72,8 @@ public struct SecurityCommand {
             guard let bundleID = options.app ?? app ?? environment.variables["APPHOME_BUNDLE_ID"].flatMap({ $0.isEmpty ? nil : $0 }) else {
                 throw SecurityFailure.failure("no app context: pass --app <bundle-id>, or run inside `apphome run`")
             }
-            let context = try Self.context(bundleID, root: root)
-            let command = SecurityCommand(keychain: Keychain(root: root, policy: environment.keyPolicy, now: now),
+            let (context, home) = try Self.context(bundleID, root: root)
+            let command = SecurityCommand(keychain: try Self.keychain(root: root, home: home, context: context, environment: environment, now: now),
                                           context: context, console: console, prompter: prompter, environment: environment,
                                           usage: spec.usage)
             try spec.perform(command)(options)
@@ -86,8 +88,27 @@ public struct SecurityCommand {
         }
     }
 
-    /// The context of the installed app `bundleID` under `root`.
-    static func context(_ bundleID: String, root: String) throws(SecurityFailure) -> KeychainContext {
+    /// The keychain the verbs use: prefsd's when `APPHOME_PREFSD` allows it
+    /// and a prefsd serving `root` answers (with the app's credential,
+    /// issued on first use), else the keychain files.
+    static func keychain(root: String, home: ApplicationHome, context: KeychainContext, environment: SecurityEnvironment,
+                         now: @escaping @Sendable () -> PlistDate) throws(SecurityFailure) -> KeychainAccess {
+        let local = Keychain(root: root, policy: environment.keyPolicy, now: now)
+        let connection: PrefsConnection?
+        do {
+            connection = try PrefsdSettings(variables: environment.variables).connect(root: root)
+        } catch let e as PrefsdSettingsError { throw .failure(e.description) } catch { throw .failure("\(error)") }
+        guard let connection else { return local }
+        let token: String
+        do throws(KeychainError) { token = try AppCredential.issue(home: home) } catch {
+            throw .failure("cannot issue the app's credential for prefsd: \(error.description)")
+        }
+        return DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: context.bundleIdentifier, credential: token),
+                              directory: local.directory)
+    }
+
+    /// The context of the installed app `bundleID` under `root`, and its home.
+    static func context(_ bundleID: String, root: String) throws(SecurityFailure) -> (KeychainContext, ApplicationHome) {
         let manager = ContainerManager(root: root)
         let entry: RegistryEntry
         do throws(ContainersError) {
@@ -95,7 +116,8 @@ public struct SecurityCommand {
         } catch {
             throw .failure(error.description)
         }
-        do throws(KeychainError) { return try KeychainContext(installed: entry, layout: manager.layout) } catch {
+        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        do throws(KeychainError) { return (try KeychainContext(installed: entry, layout: manager.layout), home) } catch {
             throw .failure(error.description)
         }
     }

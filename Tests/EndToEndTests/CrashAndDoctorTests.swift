@@ -47,6 +47,7 @@ struct CrashAndDoctorTests {
             try root.succeed(["write", Self.id, "maxBugs", "-int", "12"])
         }
         let args = op == "install" ? ["install", Self.v1] : op == "update" ? ["update", Self.v2] : ["uninstall", Self.id]
+        // The kill point is in this process: an uninstall must not go to prefsd.
         let killed = try Self.apphome(root, args, env: ["APPHOME_TEST_KILL_AT": killAt])
         #expect(killed.signaled && killed.status == SIGKILL, "\(killed)")
 

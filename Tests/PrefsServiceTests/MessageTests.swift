@@ -24,8 +24,10 @@ import PropertyList
         #expect(try decoded.get() == request)
     }
 
-    @Test func keychainCodesAreReservedAndUnused() {
-        #expect(Operation.allCases.allSatisfy { !Operation.reservedForKeychain.contains($0.rawValue) })
+    @Test func keychainOperationsUseTheirReservedCodes() {
+        let keychain = Operation.allCases.filter { Operation.reservedForKeychain.contains($0.rawValue) }
+        #expect(keychain == [.keychainFind, .keychainAdd, .keychainUpdate, .keychainDelete])
+        #expect(keychain.map(\.rawValue) == [32, 33, 34, 35])
         #expect(Operation.reservedForKeychain == 32...47)
     }
 

@@ -80,4 +80,9 @@ public struct ItemAttributes: Equatable, Sendable {
 public struct ItemResult: Sendable {
     public var attributes: ItemAttributes?
     public var data: SecureBytes?
+
+    public init(attributes: ItemAttributes? = nil, data: SecureBytes? = nil) {
+        self.attributes = attributes
+        self.data = data
+    }
 }

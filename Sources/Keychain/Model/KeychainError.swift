@@ -28,6 +28,19 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case secretService(domain: String, code: Int32, message: String)
     /// An operating-system failure.
     case system(SystemError)
+    /// A failure prefsd reported for a keychain call it made for this
+    /// process: the status and message the keychain gave there.
+    case service(status: Int32, message: String)
+
+    /// The error prefsd reported with `status` and `message`: the same
+    /// case when the status names one without details, else ``service(status:message:)``.
+    public static func reported(status: Int32, message: String) -> KeychainError {
+        switch status {
+        case -25300: return .itemNotFound
+        case -25299: return .duplicateItem
+        default: return .service(status: status, message: message)
+        }
+    }
 
     /// The `OSStatus` Apple uses for this failure.
     public var status: Int32 {
@@ -40,6 +53,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .wrongKey: return -25293
         case .keyStoreUnavailable, .secretService: return -25291
         case .system: return -2070 // errSecInternalComponent
+        case .service(let status, _): return status
         }
     }
 
@@ -57,6 +71,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .keyStoreUnavailable(let why): return "the keychain's device root key is unavailable: \(why)"
         case .secretService(let domain, let code, let message): return "Secret Service error (\(domain) \(code)): \(message)"
         case .system(let e): return e.description
+        case .service(_, let message): return message
         }
     }
 

@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Containers
+import Preferences
+
+/// The per-app credential prefsd asks for before it serves an app's
+/// keychain items.
+///
+/// A random 256-bit token in the app's home,
+/// `Library/Keychains/apphome-credential` (mode 0600, one line:
+/// `apphome-credential 1 <64 hex digits>`). Holding it shows that the
+/// caller can read that app's home — what direct keychain access for that
+/// app already needs — so the service never hands an app's items to a
+/// process that is confined to another app's home and only names the
+/// bundle id. It is issued the first time a keychain call through prefsd
+/// is made for the app (by a process that can write the home); a reinstall
+/// makes a new home and so a new credential.
+public enum AppCredential {
+    /// The format version written in the file.
+    public static let version = 1
+    static let prefix = "apphome-credential \(version) "
+
+    /// Where the credential of the app whose home is `home` lives.
+    public static func path(home: ApplicationHome) -> String { home.library + "/Keychains/apphome-credential" }
+
+    /// The token, or `nil` when none was issued.
+    ///
+    /// - Throws: ``KeychainError/corrupt(path:reason:)`` for a file that is
+    ///   not a credential of this version.
+    public static func read(home: ApplicationHome) throws(KeychainError) -> String? {
+        let p = path(home: home)
+        let bytes: [UInt8]?
+        do { bytes = try FileSystem.readFileIfPresent(p) } catch { throw .system(error) }
+        guard let bytes else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.hasPrefix(prefix), text.hasSuffix("\n") else { throw .corrupt(path: p, reason: "not an AppHome credential of version \(version)") }
+        let token = String(text.dropFirst(prefix.count).dropLast())
+        guard token.utf8.count == 64, token.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            throw .corrupt(path: p, reason: "the token is not 64 hex digits")
+        }
+        return token
+    }
+
+    /// The app's token, issuing one first when there is none. Two
+    /// processes issuing at once agree on one (the file is linked into
+    /// place, never replaced).
+    public static func issue(home: ApplicationHome) throws(KeychainError) -> String {
+        if let t = try read(home: home) { return t }
+        let p = path(home: home)
+        let dir = FileSystem.parentDirectory(p)
+        let hex = Array("0123456789abcdef".utf8)
+        var random = FileSystem.randomBytes(32)
+        defer { SecureBytes.wipe(&random) }
+        var token = ""
+        for b in random { token.unicodeScalars.append(Unicode.Scalar(hex[Int(b >> 4)])); token.unicodeScalars.append(Unicode.Scalar(hex[Int(b & 15)])) }
+        let staging = dir + "/.apphome-credential.\(getpid()).new"
+        do {
+            try FileSystem.makeDirectories(dir)
+            try FileSystem.writeAtomically(Array((prefix + token + "\n").utf8), to: staging)
+        } catch { throw .system(error) }
+        defer { unlink(staging) }
+        if link(staging, p) != 0 && errno != EEXIST { throw .system(SystemError("link", path: p, errno: errno)) }
+        guard let t = try read(home: home) else { throw .system(SystemError("read", path: p, errno: ENOENT)) }
+        return t
+    }
+
+    /// Whether `token` is the app's credential (in constant time; `false`
+    /// when none was issued or the file cannot be read).
+    public static func verify(_ token: String, home: ApplicationHome) -> Bool {
+        guard let stored = try? read(home: home) else { return false }
+        let a = Array(stored.utf8), b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<a.count { diff |= a[i] ^ b[i] }
+        return diff == 0
+    }
+}
