@@ -1,5 +1,6 @@
 import CommandSupport
 import Containers
+import Keychain
 
 extension AppHomeCommand {
     /// Splits `args` into operands and the values of `options` (each taking
@@ -27,17 +28,30 @@ extension AppHomeCommand {
         return (operands, values, set)
     }
 
-    /// `backup <bundle-id>|--all [--to DIR]`.
+    /// The backup password read from standard input when `--password-stdin`
+    /// was given: the first line, without its line ending, in secure memory.
+    /// Never from argv or the environment.
+    func backupSecrets(_ flags: Set<String>) throws(CommandFailure) -> BackupSecrets {
+        guard flags.contains("--password-stdin") else { return .none }
+        var bytes = console.readStandardInput()
+        defer { SecureBytes.wipe(&bytes) }
+        let n = bytes.firstIndex(of: 0x0A) ?? bytes.count
+        let end = n > 0 && bytes[n - 1] == 0x0D ? n - 1 : n
+        guard end > 0 else { throw .usage("--password-stdin: standard input holds no password (one line is read)") }
+        return BackupSecrets(password: bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<end])) })
+    }
+
+    /// `backup <bundle-id>|--all [--to DIR] [--password-stdin]`.
     func backup(_ args: [String]) throws {
-        let parsed = try scan(args, options: ["--to"], flags: ["--all"])
+        let parsed = try scan(args, options: ["--to"], flags: ["--all", "--password-stdin"])
         let reports: [ContainerManager.BackupReport]
         if parsed.flags.contains("--all") {
             if let extra = parsed.operands.first { throw CommandFailure.usage("unexpected argument '\(extra)' with --all") }
-            reports = try manager.backupAll(to: parsed.values["--to"])
+            reports = try manager.backupAll(to: parsed.values["--to"], secrets: try backupSecrets(parsed.flags))
             if reports.isEmpty { console.out("no apps installed; nothing to back up\n") }
         } else {
             let id = try BundleIdentifier(try operands(parsed.operands, ["bundle identifier or --all"])[0])
-            reports = [try manager.backup(id, to: parsed.values["--to"])]
+            reports = [try manager.backup(id, to: parsed.values["--to"], secrets: try backupSecrets(parsed.flags))]
         }
         for r in reports {
             let m = r.manifest
@@ -51,10 +65,11 @@ extension AppHomeCommand {
         }
     }
 
-    /// `restore <backup> [--from DIR] [--app Name.app]`: `<backup>` is a
-    /// manifest path or a bundle id (its newest backup).
+    /// `restore <backup> [--from DIR] [--app Name.app] [--password-stdin]`:
+    /// `<backup>` is a manifest path or a bundle id (its newest backup).
     func restore(_ args: [String]) throws -> Int32 {
-        let parsed = try scan(args, options: ["--from", "--app"])
+        let parsed = try scan(args, options: ["--from", "--app"], flags: ["--password-stdin"])
+        let secrets = try backupSecrets(parsed.flags)
         let given = try operands(parsed.operands, ["backup (a manifest path or a bundle identifier)"])[0]
         let report: ContainerManager.RestoreReport
         do {
@@ -65,7 +80,7 @@ extension AppHomeCommand {
             } else {
                 path = try manager.latestBackup(of: try BundleIdentifier(given), in: parsed.values["--from"])
             }
-            report = try manager.restore(from: path, bundle: bundle)
+            report = try manager.restore(from: path, bundle: bundle, secrets: secrets)
         } catch let error as ContainersError {
             throw CommandFailure.failure("\(error); nothing was changed")
         }

@@ -20,13 +20,16 @@ enum HelpText {
       purge-caches [--target-free BYTES] empty apps' Library/Caches, oldest first, until
                                          BYTES are free (all of them without a target)
       clean-tmp                          empty tmp/ of every app that is not running
-      backup <bundle-id>|--all [--to DIR]
+      backup <bundle-id>|--all [--to DIR] [--password-stdin]
                                          back up an app's home (not its bundle, Library/Caches
-                                         or tmp), incrementally, into DIR (default <root>/Backups)
-      restore <backup> [--from DIR] [--app <Name.app>]
+                                         or tmp), incrementally, into DIR (default <root>/Backups);
+                                         --password-stdin reads a backup password (one line) that
+                                         lets migratable keychain items restore on another device
+      restore <backup> [--from DIR] [--app <Name.app>] [--password-stdin]
                                          restore a backup (a manifest path, or a bundle id for its
                                          newest backup in DIR) into a new home; --app installs the
-                                         bundle too; a damaged backup is refused, nothing changes
+                                         bundle too; a damaged backup or a wrong backup password
+                                         is refused, nothing changes
       backups [<bundle-id>] [--from DIR] [--verify]
                                          list backups; --verify reads every stored file
                                          and checks it against its checksum

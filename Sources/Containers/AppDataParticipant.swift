@@ -24,10 +24,33 @@ public protocol AppDataParticipant: Sendable {
     func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws
 
     /// The bytes to keep in a backup of `entry`, or `nil` for none.
-    func backupPayload(for entry: RegistryEntry) throws -> [UInt8]?
+    func backupPayload(for entry: RegistryEntry, secrets: BackupSecrets) throws -> [UInt8]?
+
+    /// Checks, before a restore changes anything, that `payload` can be
+    /// restored with `secrets` (a wrong backup password is refused here).
+    func checkRestore(_ payload: [UInt8], secrets: BackupSecrets) throws
 
     /// Restores `payload`, taken from a backup of the same app, for the
     /// installed app `entry`. Returns notes for the user (such as items
     /// skipped because the backup came from another device).
-    func restore(_ payload: [UInt8], for entry: RegistryEntry) throws -> [String]
+    func restore(_ payload: [UInt8], for entry: RegistryEntry, secrets: BackupSecrets) throws -> [String]
+}
+
+extension AppDataParticipant {
+    public func checkRestore(_ payload: [UInt8], secrets: BackupSecrets) throws {}
+}
+
+/// A secret kept in secure memory by its owner (the keychain's
+/// `SecureBytes`); `Containers` only passes it along.
+public protocol BackupPassword: AnyObject, Sendable {}
+
+/// What the user gave a backup or restore besides its files: an optional
+/// backup password (never from argv or the environment).
+public struct BackupSecrets: Sendable {
+    public var password: (any BackupPassword)?
+
+    public init(password: (any BackupPassword)? = nil) { self.password = password }
+
+    /// No password.
+    public static let none = BackupSecrets()
 }

@@ -71,38 +71,38 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/notInstalled(_:)``,
     ///   ``ContainersError/participantFailed(name:identifier:reason:)``,
     ///   ``ContainersError/system(_:)``.
-    public func backup(_ identifier: BundleIdentifier, to directory: String? = nil) throws(ContainersError) -> BackupReport {
+    public func backup(_ identifier: BundleIdentifier, to directory: String? = nil, secrets: BackupSecrets = .none) throws(ContainersError) -> BackupReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
         let entry = try entry(for: identifier)
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
         defer { storeLock.unlock() }
-        return try backup(entry, into: store)
+        return try backup(entry, into: store, secrets: secrets)
     }
 
     /// Backs up every installed app, in bundle-id order, into one store.
     ///
     /// - Returns: one report per app.
-    public func backupAll(to directory: String? = nil) throws(ContainersError) -> [BackupReport] {
+    public func backupAll(to directory: String? = nil, secrets: BackupSecrets = .none) throws(ContainersError) -> [BackupReport] {
         let lock = try registry.lock()
         defer { lock.unlock() }
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
         defer { storeLock.unlock() }
         var reports: [BackupReport] = []
-        for entry in try registry.read().sortedEntries { reports.append(try backup(entry, into: store)) }
+        for entry in try registry.read().sortedEntries { reports.append(try backup(entry, into: store, secrets: secrets)) }
         return reports
     }
 
-    private func backup(_ entry: RegistryEntry, into store: BackupStore) throws(ContainersError) -> BackupReport {
+    private func backup(_ entry: RegistryEntry, into store: BackupStore, secrets: BackupSecrets) throws(ContainersError) -> BackupReport {
         let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         let started = now()
         let device = try hostIdentifier()
         var payloads: [String: [UInt8]] = [:]
         for participant in participants {
             do {
-                if let payload = try participant.backupPayload(for: entry) { payloads[participant.name] = payload }
+                if let payload = try participant.backupPayload(for: entry, secrets: secrets) { payloads[participant.name] = payload }
             } catch {
                 throw .participantFailed(name: participant.name, identifier: entry.bundleIdentifier.rawValue, reason: "\(error)")
             }

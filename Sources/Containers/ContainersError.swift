@@ -54,6 +54,9 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     case restoreNeedsBundle(String)
     /// An ``AppDataParticipant`` could not give its part of a backup.
     case participantFailed(name: String, identifier: String, reason: String)
+    /// An ``AppDataParticipant`` refused a restore before anything changed
+    /// (a wrong backup password).
+    case participantRefusedRestore(name: String, identifier: String, reason: String)
     /// An operating-system call failed.
     case system(SystemError)
 
@@ -103,6 +106,8 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(id) is not installed: install it with 'apphome install <Name.app>' first, or pass --app <Name.app> to restore"
         case .participantFailed(let name, let id, let reason):
             return "\(name) could not back up \(id): \(reason)"
+        case .participantRefusedRestore(let name, let id, let reason):
+            return "\(name) refused to restore \(id): \(reason)"
         case .system(let error):
             return error.description
         }

@@ -69,7 +69,14 @@ extension ContainerManager {
     ///   ``ContainersError/backupVersionTooNew(path:found:supported:)``,
     ///   ``ContainersError/backupOfAnotherApp(path:found:expected:)``,
     ///   ``ContainersError/restoreNeedsBundle(_:)``, ``ContainersError/system(_:)``.
-    public func restore(from manifestPath: String, bundle: AppBundle? = nil) throws(ContainersError) -> RestoreReport {
+    ///
+    /// Every participant checks its payload with `secrets` first
+    /// (``AppDataParticipant/checkRestore(_:secrets:)``); a refusal, such
+    /// as a wrong backup password, is
+    /// ``ContainersError/participantRefusedRestore(name:identifier:reason:)``
+    /// and nothing is changed.
+    public func restore(from manifestPath: String, bundle: AppBundle? = nil,
+                        secrets: BackupSecrets = .none) throws(ContainersError) -> RestoreReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
         let (store, manifest) = try BackupStore.openBackup(manifestPath)
@@ -87,6 +94,14 @@ extension ContainerManager {
 
         if manifest.entries.contains(where: { $0.path == bundleName }) {
             throw damaged("entry '\(bundleName)' is in a directory that is never backed up")
+        }
+        for (name, payload) in manifest.participants.sorted(by: { $0.key < $1.key }) {
+            guard let participant = participants.first(where: { $0.name == name }) else { continue }
+            do {
+                try participant.checkRestore(payload, secrets: secrets)
+            } catch {
+                throw .participantRefusedRestore(name: name, identifier: manifest.bundleIdentifier.rawValue, reason: "\(error)")
+            }
         }
 
         let uuid = makeUUID()
@@ -166,7 +181,7 @@ extension ContainerManager {
                 continue
             }
             do {
-                report.notes += try participant.restore(manifest.participants[name]!, for: entry)
+                report.notes += try participant.restore(manifest.participants[name]!, for: entry, secrets: secrets)
             } catch {
                 report.participantFailures.append("\(name) restore for \(entry.bundleIdentifier.rawValue) failed: \(error)")
             }

@@ -128,8 +128,8 @@ import Containers
 
     @Test func helpListsTheBackupVerbs() {
         let out = World().apphome("help").out
-        #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR]\n"))
-        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>]\n"))
+        #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR] [--password-stdin]\n"))
+        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>] [--password-stdin]\n"))
         #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] [--verify]\n"))
     }
 }

@@ -26,12 +26,12 @@ final class RecordingParticipant: AppDataParticipant, @unchecked Sendable {
 
     func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {}
 
-    func backupPayload(for entry: RegistryEntry) throws -> [UInt8]? {
+    func backupPayload(for entry: RegistryEntry, secrets: BackupSecrets) throws -> [UInt8]? {
         if failBackup { throw Failure() }
         return payload
     }
 
-    func restore(_ payload: [UInt8], for entry: RegistryEntry) throws -> [String] {
+    func restore(_ payload: [UInt8], for entry: RegistryEntry, secrets: BackupSecrets) throws -> [String] {
         if failRestore { throw Failure() }
         lock.withLock { _restored.append((payload, entry.bundleIdentifier.rawValue)) }
         return ["1 item skipped: it belongs to another device"]

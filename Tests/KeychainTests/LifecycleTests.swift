@@ -121,7 +121,7 @@ import PropertyList
         try t.keychain.add(generic("plain", "svc"), data: secret("p1"), context: a)
         try t.keychain.add(generic("local", "svc", accessibility: .whenUnlockedThisDeviceOnly), data: secret("p2"), context: a)
         let entry = try t.manager.entry(for: try BundleIdentifier("com.example.A"))
-        let payload = try #require(try t.participant.backupPayload(for: entry))
+        let payload = try #require(try t.participant.backupPayload(for: entry, secrets: .none))
         // Nothing of the secrets or names is in the payload in clear.
         #expect(!String(decoding: payload, as: UTF8.self).contains("p1"))
 
@@ -129,7 +129,7 @@ import PropertyList
         let again = try t.install("com.example.A")
         try t.keychain.add(generic("plain", "svc"), data: secret("changed"), context: again)
         try t.keychain.add(generic("extra", "svc"), data: secret("p3"), context: again)
-        let notes = try t.participant.restore(payload, for: try t.manager.entry(for: try BundleIdentifier("com.example.A")))
+        let notes = try t.participant.restore(payload, for: try t.manager.entry(for: try BundleIdentifier("com.example.A")), secrets: .none)
         #expect(notes == ["keychain: restored 2 item(s) of access group com.example.A"])
         let all = try t.keychain.copyMatching(query(limit: .all, attributes: true), context: again)
         #expect(Dictionary(uniqueKeysWithValues: all.map { ($0.attributes!.account, text($0.data)!) }) == ["plain": "p1", "local": "p2", "extra": "p3"])
@@ -140,14 +140,14 @@ import PropertyList
         let a = try here.install("com.example.A")
         try here.keychain.add(generic("plain", "svc"), data: secret("p1"), context: a)
         try here.keychain.add(generic("local", "svc", accessibility: .afterFirstUnlockThisDeviceOnly), data: secret("p2"), context: a)
-        let payload = try #require(try here.participant.backupPayload(for: try here.manager.entry(for: try BundleIdentifier("com.example.A"))))
+        let payload = try #require(try here.participant.backupPayload(for: try here.manager.entry(for: try BundleIdentifier("com.example.A")), secrets: .none))
 
         // Another device: another root, so another device root key and id.
         let there = Setup()
         let b = try there.install("com.example.A")
         try there.keychain.add(generic("theirs", "svc"), data: secret("t"), context: b)
         #expect(try there.keychain.deviceID() != here.keychain.deviceID())
-        let notes = try there.participant.restore(payload, for: try there.manager.entry(for: try BundleIdentifier("com.example.A")))
+        let notes = try there.participant.restore(payload, for: try there.manager.entry(for: try BundleIdentifier("com.example.A")), secrets: .none)
         #expect(notes == ["keychain: 2 item(s) of access group com.example.A for com.example.A not restored: the backup was made on another device, and keychain items stay on the device that made them"])
         let all = try there.keychain.copyMatching(query(limit: .all, attributes: true), context: b)
         #expect(all.map { $0.attributes!.account } == ["theirs"])
@@ -156,6 +156,6 @@ import PropertyList
     @Test func anAppWithoutItemsHasNoPayload() throws {
         let t = Setup()
         _ = try t.install("com.example.A")
-        #expect(try t.participant.backupPayload(for: try t.manager.entry(for: try BundleIdentifier("com.example.A"))) == nil)
+        #expect(try t.participant.backupPayload(for: try t.manager.entry(for: try BundleIdentifier("com.example.A")), secrets: .none) == nil)
     }
 }

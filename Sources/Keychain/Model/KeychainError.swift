@@ -21,6 +21,8 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case versionTooNew(path: String, found: Int, supported: Int)
     /// The device root key does not open this keychain (errSecAuthFailed).
     case wrongKey(String)
+    /// A backup password that does not open the backup it was given for.
+    case wrongBackupPassword
     /// The device root key cannot be had: the recorded store is missing or
     /// unreachable (errSecNotAvailable).
     case keyStoreUnavailable(String)
@@ -50,7 +52,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidParameter, .invalidAccessGroup: return -50
         case .missingEntitlement: return -34018
         case .corrupt, .versionTooNew: return -26275
-        case .wrongKey: return -25293
+        case .wrongKey, .wrongBackupPassword: return -25293
         case .keyStoreUnavailable, .secretService: return -25291
         case .system: return -2070 // errSecInternalComponent
         case .service(let status, _): return status
@@ -68,6 +70,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .versionTooNew(let path, let found, let supported):
             return "the keychain file \(path) has format version \(found); this AppHome reads up to \(supported)"
         case .wrongKey(let why): return "the device root key does not open this keychain: \(why)"
+        case .wrongBackupPassword: return "the backup password is wrong"
         case .keyStoreUnavailable(let why): return "the keychain's device root key is unavailable: \(why)"
         case .secretService(let domain, let code, let message): return "Secret Service error (\(domain) \(code)): \(message)"
         case .system(let e): return e.description
