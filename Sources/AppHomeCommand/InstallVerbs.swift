@@ -13,6 +13,7 @@ extension AppHomeCommand {
         try finishInterruptedOperation()
         let report = try manager.install(bundle)
         console.out("installed \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
+        for failure in report.participantFailures { console.err("apphome: warning: \(failure)\n") }
         warnAboutSettingsBundle(report.home.app)
     }
 
@@ -27,6 +28,7 @@ extension AppHomeCommand {
         let report = try manager.update(bundle)
         console.out("updated \(report.entry.bundleIdentifier) from \(report.previous.displayVersion) to \(report.entry.displayVersion) at \(report.home.path)\n")
         console.out("moved \(report.movedItems.count) item(s) of user data (\(report.userDataBytesCopied) bytes copied); bundle: \(report.bundleBytesCopied) bytes copied\n")
+        for failure in report.participantFailures { console.err("apphome: warning: \(failure)\n") }
         warnAboutSettingsBundle(report.home.app)
         if let leftover = report.leftoverHome {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")

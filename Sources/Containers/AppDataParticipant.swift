@@ -4,6 +4,8 @@
 /// `ContainerManager` calls a participant at fixed points, always while it
 /// holds the registry lock:
 ///
+/// - once an install, update or restore has committed a home
+///   (``appHomeReady(_:home:)``); a throw is reported and does not undo it;
 /// - after an uninstall has removed the registry entry and the home
 ///   (``appUninstalled(_:remaining:)``); a throw is reported and does not
 ///   undo the uninstall;
@@ -13,11 +15,16 @@
 /// - when a backup is restored (``restore(_:for:)``), after the home's files
 ///   are in place, with the bytes stored earlier.
 ///
-/// An update never calls a participant: what lives outside the home is
-/// untouched by it.
+/// Apart from ``appHomeReady(_:home:)``, an update never calls a
+/// participant: what lives outside the home is untouched by it.
 public protocol AppDataParticipant: Sendable {
     /// A stable name, used as the payload's key in backups (`keychain`).
     var name: String { get }
+
+    /// The app `entry` has a new home, `home`, committed to the registry
+    /// (after an install, an update or a restore). For what the
+    /// participant keeps inside the home, such as a credential.
+    func appHomeReady(_ entry: RegistryEntry, home: ApplicationHome) throws
 
     /// The app `entry` was uninstalled; `remaining` are the apps still
     /// installed (for data shared by several apps, such as a group).
@@ -37,6 +44,8 @@ public protocol AppDataParticipant: Sendable {
 }
 
 extension AppDataParticipant {
+    public func appHomeReady(_ entry: RegistryEntry, home: ApplicationHome) throws {}
+
     public func checkRestore(_ payload: [UInt8], secrets: BackupSecrets) throws {}
 }
 

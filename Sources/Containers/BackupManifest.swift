@@ -226,6 +226,8 @@ public struct BackupManifest: Equatable, Sendable {
     /// Why `path` cannot be an entry of a backup, or `nil` when it can: it
     /// must be relative, without `.`, `..` or empty components, and outside
     /// the bundle, `Library/Caches` and `tmp`, which are never backed up.
+    /// (`Library/Keychains` is allowed: backups taken before it was left
+    /// out hold it, and a restore skips it; see ``isRestored(_:)``.)
     static func pathProblem(_ path: String, bundleName: String) -> String? {
         if path.isEmpty || path.utf8.count > 4096 || path.contains("\0") { return "is not a valid path" }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -244,8 +246,18 @@ public struct BackupManifest: Equatable, Sendable {
         return String(path[..<slash])
     }
 
-    /// Whether the top-level entry `name` of a home is left out of backups.
+    /// Whether the entry `relativePath` of a home (and everything under it)
+    /// is left out of backups: the bundle, `tmp`, `Library/Caches` and
+    /// `Library/Keychains` (the app's prefsd credential, which a restore
+    /// issues anew).
     static func isExcluded(_ relativePath: String, bundleName: String) -> Bool {
-        relativePath == bundleName || relativePath == "tmp" || relativePath == "Library/Caches"
+        relativePath == bundleName || relativePath == "tmp" || relativePath == "Library/Caches" || relativePath == "Library/Keychains"
+    }
+
+    /// Whether a restore writes the entry `relativePath` back: not what
+    /// lies under `Library/Keychains`, which backups taken before it was
+    /// left out may hold (an old credential must not come back).
+    static func isRestored(_ relativePath: String) -> Bool {
+        relativePath != "Library/Keychains" && !relativePath.hasPrefix("Library/Keychains/")
     }
 }

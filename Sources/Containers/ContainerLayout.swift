@@ -95,6 +95,9 @@ public struct ApplicationHome: Sendable, Equatable {
     public var caches: String { library + "/Caches" }
     /// `<home>/Library/Application Support`.
     public var applicationSupport: String { library + "/Application Support" }
+    /// `<home>/Library/Keychains`: AppHome's, for the app's prefsd
+    /// credential; moved by updates, never backed up.
+    public var keychains: String { library + "/Keychains" }
     /// `<home>/tmp`.
     public var tmp: String { path + "/tmp" }
 

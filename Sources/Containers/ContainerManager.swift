@@ -79,6 +79,8 @@ public struct ContainerManager: Sendable {
         public var home: ApplicationHome
         /// Bytes copied for the bundle.
         public var bundleBytesCopied: Int
+        /// Participants that failed to set up the new home (the install stands).
+        public var participantFailures: [String] = []
     }
 
     /// Installs `bundle` into a new home.
@@ -139,7 +141,20 @@ public struct ContainerManager: Sendable {
         // The install is committed: from here on nothing is undone.
         try completed(InstallStep.writeRegistry.rawValue, &journal)
         try clearJournal()
-        return InstallReport(entry: entry, home: home, bundleBytesCopied: bytes)
+        return InstallReport(entry: entry, home: home, bundleBytesCopied: bytes,
+                             participantFailures: announceHome(entry, home: home))
+    }
+
+    /// Tells every participant that `entry`'s home `home` is committed;
+    /// returns what failed, for the report (nothing is undone).
+    func announceHome(_ entry: RegistryEntry, home: ApplicationHome) -> [String] {
+        var failures: [String] = []
+        for participant in participants {
+            do { try participant.appHomeReady(entry, home: home) } catch {
+                failures.append("\(participant.name) could not set up the home of \(entry.bundleIdentifier.rawValue): \(error)")
+            }
+        }
+        return failures
     }
 
     /// Creates the containers of `groups` (group id → UUID), each with its

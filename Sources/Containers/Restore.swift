@@ -118,7 +118,7 @@ extension ContainerManager {
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
             }
             var directories = [home.path, home.library]
-            for e in manifest.entries {
+            for e in manifest.entries where BackupManifest.isRestored(e.path) {
                 let target = home.path + "/" + e.path
                 switch e.kind {
                 case .directory:
@@ -175,6 +175,7 @@ extension ContainerManager {
                 report.leftoverReason = error.description
             }
         }
+        report.participantFailures += announceHome(entry, home: home)
         for name in manifest.participants.keys.sorted() {
             guard let participant = participants.first(where: { $0.name == name }) else {
                 report.participantFailures.append("the backup holds \(name) data, but no \(name) is available here; it was not restored")

@@ -61,6 +61,8 @@ extension ContainerManager {
         public var leftoverHome: String?
         /// Why the old home could not be removed.
         public var leftoverReason: String?
+        /// Participants that failed to set up the new home (the update stands).
+        public var participantFailures: [String] = []
     }
 
     /// Installs a new version of an installed app into a new home and moves
@@ -174,6 +176,7 @@ extension ContainerManager {
         }
         try completed(UpdateStep.removeOldHome.rawValue, &journal)
         try clearJournal()
+        report.participantFailures = announceHome(entry, home: new)
         return report
     }
 

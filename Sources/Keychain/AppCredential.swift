@@ -13,16 +13,20 @@ import Preferences
 /// caller can read that app's home — what direct keychain access for that
 /// app already needs — so the service never hands an app's items to a
 /// process that is confined to another app's home and only names the
-/// bundle id. It is issued the first time a keychain call through prefsd
-/// is made for the app (by a process that can write the home); a reinstall
-/// makes a new home and so a new credential.
+/// bundle id. The keychain participant issues it when an install or a
+/// restore commits a home (an update moves it with the rest of `Library`);
+/// a home from before credentials existed gets one the first time a
+/// keychain call through prefsd is made for the app, by a process that can
+/// write the home. A reinstall makes a new home and so a new credential.
+/// Backups leave `Library/Keychains` out, so a restore issues a fresh
+/// token instead of bringing an old one back.
 public enum AppCredential {
     /// The format version written in the file.
     public static let version = 1
     static let prefix = "apphome-credential \(version) "
 
     /// Where the credential of the app whose home is `home` lives.
-    public static func path(home: ApplicationHome) -> String { home.library + "/Keychains/apphome-credential" }
+    public static func path(home: ApplicationHome) -> String { home.keychains + "/apphome-credential" }
 
     /// The token, or `nil` when none was issued.
     ///

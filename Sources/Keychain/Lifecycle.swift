@@ -269,6 +269,12 @@ public struct KeychainParticipant: AppDataParticipant {
 
     func keychain() -> Keychain { Keychain(root: root, policy: policy, now: now) }
 
+    /// Issues the app's prefsd credential (``AppCredential``) in its new
+    /// home, or keeps the one an update moved across.
+    public func appHomeReady(_ entry: RegistryEntry, home: ApplicationHome) throws {
+        _ = try AppCredential.issue(home: home)
+    }
+
     /// - Throws: when a remaining app's `Info.plist` cannot be read (then
     ///   nothing is removed, so no group still in use is lost).
     public func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {

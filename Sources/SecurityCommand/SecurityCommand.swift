@@ -90,7 +90,7 @@ public struct SecurityCommand {
 
     /// The keychain the verbs use: prefsd's when `APPHOME_PREFSD` allows it
     /// and a prefsd serving `root` answers (with the app's credential,
-    /// issued on first use), else the keychain files.
+    /// issued now if the home predates credentials), else the keychain files.
     static func keychain(root: String, home: ApplicationHome, context: KeychainContext, environment: SecurityEnvironment,
                          now: @escaping @Sendable () -> PlistDate) throws(SecurityFailure) -> KeychainAccess {
         let local = Keychain(root: root, policy: environment.keyPolicy, now: now)

@@ -69,7 +69,7 @@ final class World: @unchecked Sendable {
         #expect(updated.status == 0, "\(updated.err)")
         let newHome = w.apphome("container", "com.example.ScaryBugs", "data").out.dropLast()
         #expect(newHome != home)
-        #expect(updated.out.hasPrefix("updated com.example.ScaryBugs from 1.0 (1) to 2.0 (2) at \(newHome)\nmoved 3 item(s) of user data (0 bytes copied); bundle: "))
+        #expect(updated.out.hasPrefix("updated com.example.ScaryBugs from 1.0 (1) to 2.0 (2) at \(newHome)\nmoved 4 item(s) of user data (0 bytes copied); bundle: "))
         #expect(w.read(newHome + "/Documents/launches.txt") == "launched version 1\n")
         #expect(!FileManager.default.fileExists(atPath: String(home)))
 

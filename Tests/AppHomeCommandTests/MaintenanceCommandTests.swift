@@ -84,7 +84,7 @@ import PropertyList
         #expect(list.status == 1)
         #expect(list.err == """
             apphome: note: the update of com.example.ScaryBugs from 1.0 (1) to 2.0 (2) was interrupted after step moveLibrary; \
-            undid it: moved 3 item(s) of user data back to \(old) and removed the new home \(newHome); com.example.ScaryBugs 1.0 (1) is installed
+            undid it: moved 4 item(s) of user data back to \(old) and removed the new home \(newHome); com.example.ScaryBugs 1.0 (1) is installed
             apphome: com.example.Nothing is not installed
 
             """)

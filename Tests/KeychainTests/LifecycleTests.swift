@@ -77,6 +77,47 @@ import PropertyList
         #expect(keys.isEmpty)
     }
 
+    @Test func installIssuesTheCredentialUpdateKeepsItAndARestoreIssuesANewOneNotTheBackedUpOne() throws {
+        let t = Setup()
+        _ = try t.install("com.example.A")
+        let id = try BundleIdentifier("com.example.A")
+        let installed = try #require(try AppCredential.read(home: t.manager.home(for: id)))
+        #expect(try AppCredential.issue(home: t.manager.home(for: id)) == installed)
+
+        let v2 = try t.scratch.makeBundle("A-2", id: "com.example.A", version: "2")
+        let update = try t.manager.update(AppBundle(path: v2))
+        #expect(update.participantFailures.isEmpty)
+        #expect(try AppCredential.read(home: update.home) == installed)
+
+        let backup = try t.manager.backup(id, to: t.scratch.root + "/Backups")
+        #expect(backup.excluded.isEmpty)
+        #expect(!backup.manifest.entries.contains { $0.path.hasPrefix("Library/Keychains") })
+        #expect(backup.manifest.entries.contains { $0.path == "Library/Preferences" })
+        let restored = try t.manager.restore(from: backup.manifestPath)
+        #expect(restored.participantFailures.isEmpty)
+        let fresh = try #require(try AppCredential.read(home: restored.home))
+        #expect(fresh != installed)
+        #expect(AppCredential.verify(fresh, home: restored.home))
+        #expect(!AppCredential.verify(installed, home: restored.home))
+    }
+
+    @Test func aCredentialThatCannotBeIssuedIsReportedAndTheInstallStands() throws {
+        let t = Setup()
+        let bundle = try t.scratch.makeBundle("A-1", id: "com.example.A")
+        struct Failing: AppDataParticipant {
+            var name: String { "keychain" }
+            func appHomeReady(_ entry: RegistryEntry, home: ApplicationHome) throws { throw KeychainError.invalidParameter("no") }
+            func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {}
+            func backupPayload(for entry: RegistryEntry, secrets: BackupSecrets) throws -> [UInt8]? { nil }
+            func restore(_ payload: [UInt8], for entry: RegistryEntry, secrets: BackupSecrets) throws -> [String] { [] }
+        }
+        let manager = ContainerManager(root: t.scratch.root, now: testClock, participants: [Failing()])
+        let report = try manager.install(AppBundle(path: bundle))
+        #expect(report.participantFailures.count == 1)
+        #expect(report.participantFailures[0].hasPrefix("keychain could not set up the home of com.example.A: "))
+        #expect(try manager.entry(for: BundleIdentifier("com.example.A")).homeUUID == report.entry.homeUUID)
+    }
+
     @Test func anUnreadableInfoPlistOfARemainingAppKeepsEveryGroup() throws {
         let t = Setup()
         let a = try t.install("com.example.A")
