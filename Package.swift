@@ -25,14 +25,16 @@ let package = Package(
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
-        .target(name: "AppHomeCommand", dependencies: ["Containers", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
+        .target(name: "AppHomeCommand", dependencies: ["Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
         .target(name: "Keychain", dependencies: ["CSodium", "Preferences", "PropertyList", "Containers"]),
         // The only target that imports libsecret: the Secret Service as the keychain's SecretStore.
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
-        .target(name: "SecurityCommand", dependencies: ["Keychain", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList", "PrefsClient", "PrefsProtocol"]),
+        // The client API: an app's keychain through prefsd when it answers, else the files.
+        .target(name: "KeychainClient", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        .target(name: "SecurityCommand", dependencies: ["Keychain", "KeychainClient", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList"]),
         .executableTarget(name: "security", dependencies: ["SecurityCommand", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
@@ -48,6 +50,7 @@ let package = Package(
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "KeychainClientTests", dependencies: ["KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the

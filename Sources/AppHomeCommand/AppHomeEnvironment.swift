@@ -1,5 +1,6 @@
 import Keychain
 import KeychainSecretService
+import Preferences
 
 /// What the `apphome` command needs from the process environment, read
 /// once by `main` and passed in (libraries never call `getenv`).
@@ -13,12 +14,7 @@ public struct AppHomeEnvironment: Sendable {
 
     /// The root to use when no `--root` is given: `APPHOME_ROOT`, else
     /// `$XDG_DATA_HOME/apphome`, else `$HOME/.local/share/apphome`.
-    public func defaultRoot() -> String? {
-        if let r = variables["APPHOME_ROOT"], !r.isEmpty { return r }
-        if let x = variables["XDG_DATA_HOME"], x.hasPrefix("/") { return x + "/apphome" }
-        if let h = variables["HOME"], !h.isEmpty { return h + "/.local/share/apphome" }
-        return nil
-    }
+    public func defaultRoot() -> String? { DomainResolver.defaultRoot(variables: variables) }
 
     /// Where a new keychain device root key goes: the Secret Service when a
     /// session bus is set (`DBUS_SESSION_BUS_ADDRESS`), unless

@@ -1,3 +1,5 @@
+import Preferences
+
 /// What the `defaults` command needs from the process environment, read
 /// once by `main` and passed in (libraries never call `getenv`).
 public struct DefaultsEnvironment: Sendable {
@@ -37,9 +39,6 @@ public struct DefaultsEnvironment: Sendable {
     /// The root to use when no `--root` is given: `APPHOME_ROOT`, else
     /// `$XDG_DATA_HOME/apphome`, else `$HOME/.local/share/apphome`.
     public func defaultRoot() -> String? {
-        if let r = apphomeRoot, !r.isEmpty { return r }
-        if let x = xdgDataHome, x.hasPrefix("/") { return x + "/apphome" }
-        if let h = home, !h.isEmpty { return h + "/.local/share/apphome" }
-        return nil
+        DomainResolver.defaultRoot(apphomeRoot: apphomeRoot, xdgDataHome: xdgDataHome, home: home)
     }
 }

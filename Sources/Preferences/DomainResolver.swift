@@ -9,6 +9,21 @@
 /// An installed app's domain lives in its home instead; the containers layer
 /// supplies ``appPreferencesDirectory`` to route it there.
 public struct DomainResolver: Sendable {
+    /// The AppHome root when no `--root` is given: `APPHOME_ROOT`, else
+    /// `$XDG_DATA_HOME/apphome` (an absolute `XDG_DATA_HOME` only), else
+    /// `$HOME/.local/share/apphome`; `nil` when none is set.
+    public static func defaultRoot(apphomeRoot: String?, xdgDataHome: String?, home: String?) -> String? {
+        if let r = apphomeRoot, !r.isEmpty { return r }
+        if let x = xdgDataHome, x.hasPrefix("/") { return x + "/apphome" }
+        if let h = home, !h.isEmpty { return h + "/.local/share/apphome" }
+        return nil
+    }
+
+    /// ``defaultRoot(apphomeRoot:xdgDataHome:home:)`` from a process's variables.
+    public static func defaultRoot(variables v: [String: String]) -> String? {
+        defaultRoot(apphomeRoot: v["APPHOME_ROOT"], xdgDataHome: v["XDG_DATA_HOME"], home: v["HOME"])
+    }
+
     /// The AppHome root directory.
     public var root: String
     /// Given a domain name, the `Library/Preferences` directory of the app

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CommandSupport
+import Preferences
 import PrefsProtocol
 
 /// The `prefsd` command line: options, socket activation, then the service.
@@ -89,12 +90,7 @@ public enum PrefsdCommand {
         }
     }
 
-    static func defaultRoot(_ v: [String: String]) -> String? {
-        if let r = v["APPHOME_ROOT"], !r.isEmpty { return r }
-        if let x = v["XDG_DATA_HOME"], x.hasPrefix("/") { return x + "/apphome" }
-        if let h = v["HOME"], !h.isEmpty { return h + "/.local/share/apphome" }
-        return nil
-    }
+    static func defaultRoot(_ v: [String: String]) -> String? { DomainResolver.defaultRoot(variables: v) }
 
     /// The listening socket systemd passed (fd 3), when `LISTEN_PID` is
     /// this process and `LISTEN_FDS` is at least 1.

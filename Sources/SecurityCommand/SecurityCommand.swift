@@ -2,8 +2,7 @@ import AppHomeCommand
 import CommandSupport
 import Containers
 import Keychain
-import PrefsClient
-import PrefsProtocol
+import KeychainClient
 import PropertyList
 
 /// What `security` needs from the process, read once by `main`.
@@ -72,10 +71,14 @@ public struct SecurityCommand {
             guard let bundleID = options.app ?? app ?? environment.variables["APPHOME_BUNDLE_ID"].flatMap({ $0.isEmpty ? nil : $0 }) else {
                 throw SecurityFailure.failure("no app context: pass --app <bundle-id>, or run inside `apphome run`")
             }
-            let (context, home) = try Self.context(bundleID, root: root)
-            let command = SecurityCommand(keychain: try Self.keychain(root: root, home: home, context: context, environment: environment, now: now),
-                                          context: context, console: console, prompter: prompter, environment: environment,
-                                          usage: spec.usage)
+            let client: AppKeychain
+            do throws(AppKeychainError) {
+                client = try AppKeychain(app: bundleID, root: root, environment: environment.variables, now: now)
+            } catch {
+                throw SecurityFailure.failure(error.description)
+            }
+            let command = SecurityCommand(keychain: client.access, context: client.context, console: console, prompter: prompter,
+                                          environment: environment, usage: spec.usage)
             try spec.perform(command)(options)
             return 0
         } catch let failure as SecurityFailure {
@@ -85,40 +88,6 @@ public struct SecurityCommand {
         } catch {
             console.err("security: \(error)\n")
             return 1
-        }
-    }
-
-    /// The keychain the verbs use: prefsd's when `APPHOME_PREFSD` allows it
-    /// and a prefsd serving `root` answers (with the app's credential,
-    /// issued now if the home predates credentials), else the keychain files.
-    static func keychain(root: String, home: ApplicationHome, context: KeychainContext, environment: SecurityEnvironment,
-                         now: @escaping @Sendable () -> PlistDate) throws(SecurityFailure) -> KeychainAccess {
-        let local = Keychain(root: root, policy: environment.keyPolicy, now: now)
-        let connection: PrefsConnection?
-        do {
-            connection = try PrefsdSettings(variables: environment.variables).connect(root: root)
-        } catch let e as PrefsdSettingsError { throw .failure(e.description) } catch { throw .failure("\(error)") }
-        guard let connection else { return local }
-        let token: String
-        do throws(KeychainError) { token = try AppCredential.issue(home: home) } catch {
-            throw .failure("cannot issue the app's credential for prefsd: \(error.description)")
-        }
-        return DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: context.bundleIdentifier, credential: token),
-                              directory: local.directory)
-    }
-
-    /// The context of the installed app `bundleID` under `root`, and its home.
-    static func context(_ bundleID: String, root: String) throws(SecurityFailure) -> (KeychainContext, ApplicationHome) {
-        let manager = ContainerManager(root: root)
-        let entry: RegistryEntry
-        do throws(ContainersError) {
-            entry = try manager.entry(for: BundleIdentifier(bundleID))
-        } catch {
-            throw .failure(error.description)
-        }
-        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
-        do throws(KeychainError) { return (try KeychainContext(installed: entry, layout: manager.layout), home) } catch {
-            throw .failure(error.description)
         }
     }
 

@@ -5,7 +5,7 @@ import PropertyList
 
 /// What the verbs need from a keychain: the keychain itself (direct
 /// access), or prefsd acting for the app (``DaemonKeychain``).
-protocol KeychainAccess {
+public protocol KeychainAccess {
     /// The keychain's directory, for listings.
     var directory: String { get }
     func add(_ attributes: ItemAttributes, data: SecureBytes, context: KeychainContext) throws(KeychainError)
@@ -21,21 +21,21 @@ extension Keychain: KeychainAccess {}
 /// here is only this side's view of it), after checking the app's
 /// credential. Failures come back as the same ``KeychainError``s, so the
 /// output and exit statuses match direct access.
-final class DaemonKeychain: KeychainAccess {
+public final class DaemonKeychain: KeychainAccess {
     let connection: PrefsConnection
     let caller: KeychainCaller
-    let directory: String
+    public let directory: String
 
-    init(connection: PrefsConnection, caller: KeychainCaller, directory: String) {
+    public init(connection: PrefsConnection, caller: KeychainCaller, directory: String) {
         self.connection = connection
         self.caller = caller
         self.directory = directory
     }
 
     /// errSecAuthFailed: the service did not accept the credential.
-    static let refusedStatus: Int32 = -25293
+    public static let refusedStatus: Int32 = -25293
     /// errSecInternalComponent: the service could not be reached or answered badly.
-    static let brokenStatus: Int32 = -2070
+    public static let brokenStatus: Int32 = -2070
 
     private func call(_ request: Request) throws(KeychainError) -> [String: PlistValue] {
         do throws(PrefsClientError) { return try connection.call(request) } catch {
@@ -50,13 +50,13 @@ final class DaemonKeychain: KeychainAccess {
         }
     }
 
-    func add(_ attributes: ItemAttributes, data: SecureBytes, context: KeychainContext) throws(KeychainError) {
+    public func add(_ attributes: ItemAttributes, data: SecureBytes, context: KeychainContext) throws(KeychainError) {
         var bytes = data.exposedCopy()
         defer { SecureBytes.wipe(&bytes) }
         _ = try call(.keychainAdd(caller, attributes: KeychainWire.encode(attributes), data: bytes))
     }
 
-    func copyMatching(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) -> [ItemResult] {
+    public func copyMatching(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) -> [ItemResult] {
         let fields = try call(.keychainFind(caller, query: KeychainWire.encode(query)))
         guard case .array(let items)? = fields["items"] else {
             throw .service(status: Self.brokenStatus, message: "prefsd's keychain reply has no items")
@@ -70,13 +70,13 @@ final class DaemonKeychain: KeychainAccess {
         return out
     }
 
-    func update(_ query: ItemQuery, with changes: ItemChanges, context: KeychainContext) throws(KeychainError) {
+    public func update(_ query: ItemQuery, with changes: ItemChanges, context: KeychainContext) throws(KeychainError) {
         var bytes = changes.data?.exposedCopy()
         defer { if bytes != nil { SecureBytes.wipe(&bytes!) } }
         _ = try call(.keychainUpdate(caller, query: KeychainWire.encode(query), changes: KeychainWire.encode(changes), data: bytes))
     }
 
-    func delete(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) {
+    public func delete(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) {
         _ = try call(.keychainDelete(caller, query: KeychainWire.encode(query)))
     }
 }

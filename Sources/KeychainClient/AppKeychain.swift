@@ -1,0 +1,146 @@
+import Containers
+import Keychain
+import KeychainSecretService
+import Preferences
+import PrefsClient
+import PrefsProtocol
+import PropertyList
+
+/// One app's keychain, for the app itself or for a service acting as it:
+/// the client API behind `security`.
+///
+/// It talks to prefsd when `APPHOME_PREFSD` allows it and a prefsd
+/// serving the root answers, showing the app's credential
+/// (``AppCredential``), so the service answers for that app's access groups
+/// only; otherwise it opens the keychain files directly. Both give the same
+/// results and the same ``KeychainError``s.
+///
+/// ```swift
+/// // Inside `apphome run com.example.ScaryBugs -- …`:
+/// let keychain = try AppKeychain(environment: ProcessInfo.processInfo.environment)
+/// let token = try keychain.genericPassword(service: "sync.example.com", account: "ray")
+/// ```
+public final class AppKeychain {
+    /// The app whose keychain this is.
+    public let bundleIdentifier: String
+    /// The app's access groups, from its installed `Info.plist`.
+    public let context: KeychainContext
+    /// The AppHome root.
+    public let root: String
+    /// The keychain calls go to: prefsd, or the files.
+    public let access: any KeychainAccess
+
+    /// Whether calls go through prefsd (`false`: directly on the files).
+    public var throughPrefsd: Bool { access is DaemonKeychain }
+
+    /// The keychain of the installed app `bundleIdentifier` under `root`.
+    ///
+    /// - Parameters:
+    ///   - environment: the process's variables: `APPHOME_PREFSD`,
+    ///     `APPHOME_SOCKET`/`XDG_RUNTIME_DIR` (finding prefsd), and the
+    ///     device-key policy for direct access (`APPHOME_KEYCHAIN_KEY_STORE`,
+    ///     `DBUS_SESSION_BUS_ADDRESS`).
+    ///   - now: the clock for item dates (direct access only).
+    /// - Throws: ``AppKeychainError``.
+    public init(app bundleIdentifier: String, root: String, environment: [String: String],
+                now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+        let manager = ContainerManager(root: root)
+        let entry: RegistryEntry
+        do throws(ContainersError) { entry = try manager.entry(for: BundleIdentifier(bundleIdentifier)) } catch {
+            throw .app(error)
+        }
+        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        do throws(KeychainError) { context = try KeychainContext(installed: entry, layout: manager.layout) } catch {
+            throw .keychain(error)
+        }
+        self.bundleIdentifier = bundleIdentifier
+        self.root = root
+        let local = Keychain(root: root, policy: DeviceKeyPolicy.forEnvironment(environment), now: now)
+        let connection: PrefsConnection?
+        do {
+            connection = try PrefsdSettings(variables: environment).connect(root: root)
+        } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
+        guard let connection else {
+            access = local
+            return
+        }
+        // Issued at install; a home from before credentials existed gets one now.
+        let token: String
+        do throws(KeychainError) { token = try AppCredential.issue(home: home) } catch {
+            throw .prefsd("cannot issue the app's credential for prefsd: \(error.description)")
+        }
+        access = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: bundleIdentifier, credential: token),
+                                directory: local.directory)
+    }
+
+    /// The keychain of the app `apphome run` runs in (`APPHOME_BUNDLE_ID`
+    /// and `APPHOME_ROOT`), or of `app` under the default root
+    /// (`APPHOME_ROOT`, else `$XDG_DATA_HOME/apphome`, else
+    /// `$HOME/.local/share/apphome`).
+    ///
+    /// - Throws: ``AppKeychainError``; ``AppKeychainError/noAppContext`` when
+    ///   no app is named and none is set.
+    public convenience init(app: String? = nil, environment: [String: String],
+                            now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+        guard let bundleIdentifier = app ?? environment["APPHOME_BUNDLE_ID"].flatMap({ $0.isEmpty ? nil : $0 }) else { throw .noAppContext }
+        guard let root = DomainResolver.defaultRoot(variables: environment) else { throw .noRoot }
+        try self.init(app: bundleIdentifier, root: root, environment: environment, now: now)
+    }
+
+    /// `SecItemAdd`: a duplicate is ``KeychainError/duplicateItem``.
+    public func add(_ attributes: ItemAttributes, data: SecureBytes) throws(KeychainError) {
+        try access.add(attributes, data: data, context: context)
+    }
+
+    /// `SecItemCopyMatching`: nothing found is ``KeychainError/itemNotFound``.
+    public func copyMatching(_ query: ItemQuery) throws(KeychainError) -> [ItemResult] {
+        try access.copyMatching(query, context: context)
+    }
+
+    /// `SecItemUpdate`.
+    public func update(_ query: ItemQuery, with changes: ItemChanges) throws(KeychainError) {
+        try access.update(query, with: changes, context: context)
+    }
+
+    /// `SecItemDelete`: every match.
+    public func delete(_ query: ItemQuery) throws(KeychainError) {
+        try access.delete(query, context: context)
+    }
+
+    /// The secret of the generic password for `service` (and `account`,
+    /// when given) in the app's groups: what `security
+    /// find-generic-password -s … -a … -w` prints.
+    public func genericPassword(service: String, account: String? = nil) throws(KeychainError) -> SecureBytes {
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.service = service
+        query.account = account
+        query.returnData = true
+        guard let data = try copyMatching(query).first?.data else { throw .itemNotFound }
+        return data
+    }
+}
+
+/// Why an ``AppKeychain`` could not be opened.
+public enum AppKeychainError: Error, CustomStringConvertible {
+    /// No app named, and no `APPHOME_BUNDLE_ID` (not inside `apphome run`).
+    case noAppContext
+    /// No `APPHOME_ROOT`, `XDG_DATA_HOME` or `HOME` to find the root by.
+    case noRoot
+    /// The app is not installed, or the bundle id is not valid.
+    case app(ContainersError)
+    /// The app's installed `Info.plist` gives no valid access groups.
+    case keychain(KeychainError)
+    /// prefsd was required but does not answer, `APPHOME_PREFSD` is not
+    /// valid, or the app's credential could not be issued.
+    case prefsd(String)
+
+    public var description: String {
+        switch self {
+        case .noAppContext: return "no app context: name the app, or run inside `apphome run`"
+        case .noRoot: return "cannot find the AppHome root: set APPHOME_ROOT or HOME"
+        case .app(let e): return e.description
+        case .keychain(let e): return e.description
+        case .prefsd(let message): return message
+        }
+    }
+}

@@ -1,0 +1,181 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Containers
+import Foundation
+import Keychain
+import KeychainClient
+import PrefsClient
+import PrefsProtocol
+import PrefsService
+import PropertyList
+import Testing
+
+/// `AppKeychain`, the client API services use: through prefsd or on the
+/// files, with the same items and errors, and only the app's own groups.
+@Suite struct AppKeychainTests {
+    static let clock: @Sendable () -> PlistDate = { PlistDate(secondsSince1970: 1_800_000_000) }
+
+    /// A root with apps A and B installed the way `apphome install` does
+    /// (the keychain participant issues their credentials), and a prefsd.
+    final class World {
+        let path: String
+        var root: String { path + "/root" }
+        var socket: String { path + "/run/prefsd.sock" }
+        var service: InProcessService?
+
+        init() throws {
+            var template = Array((NSTemporaryDirectory() + "/appkeychain-test-XXXXXX").utf8CString)
+            path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+            let participant = KeychainParticipant(root: root, policy: .fileOnly, now: AppKeychainTests.clock)
+            let manager = ContainerManager(root: root, participants: [participant])
+            for id in ["com.example.A", "com.example.B"] {
+                let bundle = path + "/bundles/" + id + "/App.app"
+                try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+                let info: PlistValue = .dictionary(["CFBundleIdentifier": .string(id), "CFBundleVersion": .string("1")])
+                try Data(PlistCodec.encode(info, format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+                let report = try manager.install(AppBundle(path: bundle))
+                #expect(report.participantFailures.isEmpty)
+            }
+            var configuration = ServerConfiguration(root: root, socketPath: socket, ownerUID: getuid(), log: { _ in })
+            configuration.keychainEnvironment = ["APPHOME_KEYCHAIN_KEY_STORE": "file"]
+            configuration.keychainClock = AppKeychainTests.clock
+            service = try InProcessService(configuration: configuration)
+        }
+
+        deinit {
+            service = nil
+            try? FileManager.default.removeItem(atPath: path)
+        }
+
+        var daemon: [String: String] { ["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket, "APPHOME_KEYCHAIN_KEY_STORE": "file"] }
+        var files: [String: String] { ["APPHOME_PREFSD": "off", "APPHOME_KEYCHAIN_KEY_STORE": "file"] }
+
+        func keychain(_ app: String, _ environment: [String: String]) throws -> AppKeychain {
+            try AppKeychain(app: app, root: root, environment: environment, now: AppKeychainTests.clock)
+        }
+
+        func home(_ app: String) throws -> ApplicationHome { try ContainerManager(root: root).home(for: BundleIdentifier(app)) }
+    }
+
+    static func password(_ account: String, _ service: String) -> ItemAttributes {
+        var a = ItemAttributes(itemClass: .genericPassword)
+        a.account = account
+        a.service = service
+        return a
+    }
+
+    static func text(_ s: SecureBytes) -> String { String(decoding: s.exposedCopy(), as: UTF8.self) }
+
+    static func status(_ body: () throws(KeychainError) -> Void) -> Int32? {
+        do throws(KeychainError) { try body(); return nil } catch { return error.status }
+    }
+
+    @Test func itemsAddedThroughPrefsdAreFoundOnTheFilesAndTheOtherWay() throws {
+        let w = try World()
+        let viaDaemon = try w.keychain("com.example.A", w.daemon)
+        let direct = try w.keychain("com.example.A", w.files)
+        #expect(viaDaemon.throughPrefsd)
+        #expect(!direct.throughPrefsd)
+
+        try viaDaemon.add(Self.password("ray", "sync.example.com"), data: SecureBytes(utf8: "through prefsd"))
+        #expect(Self.text(try direct.genericPassword(service: "sync.example.com", account: "ray")) == "through prefsd")
+        try direct.add(Self.password("ray", "mail.example.com"), data: SecureBytes(utf8: "on the files"))
+        #expect(Self.text(try viaDaemon.genericPassword(service: "mail.example.com")) == "on the files")
+
+        // The same errors both ways.
+        for k in [viaDaemon, direct] {
+            #expect(Self.status { () throws(KeychainError) in try k.add(Self.password("ray", "sync.example.com"), data: SecureBytes(utf8: "x")) } == -25299)
+            #expect(Self.status { () throws(KeychainError) in _ = try k.genericPassword(service: "nowhere.example.com") } == -25300)
+        }
+
+        var changes = ItemChanges()
+        changes.data = SecureBytes(utf8: "rotated")
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.service = "sync.example.com"
+        try viaDaemon.update(query, with: changes)
+        #expect(Self.text(try direct.genericPassword(service: "sync.example.com")) == "rotated")
+        try viaDaemon.delete(query)
+        #expect(Self.status { () throws(KeychainError) in _ = try direct.genericPassword(service: "sync.example.com") } == -25300)
+    }
+
+    @Test func anotherAppSeesNothingOfTheAppsItemsEitherWay() throws {
+        let w = try World()
+        try w.keychain("com.example.A", w.daemon).add(Self.password("ray", "sync.example.com"), data: SecureBytes(utf8: "A's"))
+        for environment in [w.daemon, w.files] {
+            let b = try w.keychain("com.example.B", environment)
+            #expect(Self.status { () throws(KeychainError) in _ = try b.genericPassword(service: "sync.example.com") } == -25300)
+            var query = ItemQuery(itemClass: .genericPassword)
+            query.accessGroup = try AccessGroup("com.example.A")
+            #expect(Self.status { () throws(KeychainError) in _ = try b.copyMatching(query) } == -34018)
+        }
+    }
+
+    @Test func theCredentialIssuedAtInstallIsWhatTheServiceChecks() throws {
+        let w = try World()
+        let home = try w.home("com.example.A")
+        let issued = try #require(try AppCredential.read(home: home))
+        let k = try w.keychain("com.example.A", w.daemon)
+        try k.add(Self.password("ray", "sync.example.com"), data: SecureBytes(utf8: "s"))
+        #expect(try AppCredential.read(home: home) == issued)
+
+        // Naming the app with another token gets nothing.
+        let connection = try #require(try PrefsdSettingsForTests.connect(w))
+        let forged = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: "com.example.A", credential: String(repeating: "0", count: 64)),
+                                    directory: w.root + "/Keychains")
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.returnData = true
+        #expect(Self.status { () throws(KeychainError) in _ = try forged.copyMatching(query, context: k.context) } == DaemonKeychain.refusedStatus)
+        // B's own credential does not open A's items either.
+        let bToken = try #require(try AppCredential.read(home: w.home("com.example.B")))
+        let asB = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: "com.example.A", credential: bToken),
+                                 directory: w.root + "/Keychains")
+        #expect(Self.status { () throws(KeychainError) in _ = try asB.copyMatching(query, context: k.context) } == DaemonKeychain.refusedStatus)
+    }
+
+    @Test func theContextOfApphomeRunNamesTheApp() throws {
+        let w = try World()
+        var environment = w.daemon
+        environment["APPHOME_BUNDLE_ID"] = "com.example.B"
+        environment["APPHOME_ROOT"] = w.root
+        let k = try AppKeychain(environment: environment, now: Self.clock)
+        #expect(k.bundleIdentifier == "com.example.B")
+        #expect(k.root == w.root)
+        #expect(k.context.accessGroups.map(\.rawValue) == ["com.example.B"])
+        #expect(try AppKeychain(app: "com.example.A", environment: environment, now: Self.clock).bundleIdentifier == "com.example.A")
+    }
+
+    @Test(arguments: [
+        (["APPHOME_ROOT": "/nonexistent"], "no app context: name the app, or run inside `apphome run`"),
+        (["APPHOME_BUNDLE_ID": "com.example.A"], "cannot find the AppHome root: set APPHOME_ROOT or HOME"),
+        (["APPHOME_BUNDLE_ID": "com.example.Missing", "APPHOME_PREFSD": "off", "ROOT": ""], "com.example.Missing is not installed"),
+        (["APPHOME_BUNDLE_ID": "com.example.A", "APPHOME_PREFSD": "sometimes", "ROOT": ""], "APPHOME_PREFSD is \"sometimes\"; use off, auto or require"),
+    ])
+    func openingFailsWithAClearMessage(_ given: [String: String], message: String) throws {
+        let w = try World()
+        var environment = given
+        if environment.removeValue(forKey: "ROOT") != nil { environment["APPHOME_ROOT"] = w.root }
+        do {
+            _ = try AppKeychain(environment: environment, now: Self.clock)
+            Issue.record("opened a keychain with \(given)")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func requireWithoutAServiceFailsAndAutoFallsBackToTheFiles() throws {
+        let w = try World()
+        w.service = nil
+        var environment = w.daemon
+        #expect(throws: AppKeychainError.self) { try w.keychain("com.example.A", environment) }
+        environment["APPHOME_PREFSD"] = "auto"
+        #expect(try !w.keychain("com.example.A", environment).throughPrefsd)
+    }
+}
+
+/// A raw connection to the world's prefsd.
+enum PrefsdSettingsForTests {
+    static func connect(_ w: AppKeychainTests.World) throws -> PrefsConnection? {
+        try PrefsdSettings(variables: w.daemon).connect(root: w.root)
+    }
+}
