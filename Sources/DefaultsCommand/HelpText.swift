@@ -62,7 +62,8 @@ enum HelpText {
                                by index, e.g. window:frame:0
       printHostIdentifier      prints the identifier used for -currentHost files
       watch <domain> [<key>]   prints each change as it happens ("key = value",
-                               "key deleted"); needs prefsd
+                               "key deleted"), from any writer; through prefsd
+                               when it answers, else by watching the file
 
     Environment:
       APPHOME_PREFSD           off | auto (default) | require: whether to go

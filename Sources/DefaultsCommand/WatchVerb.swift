@@ -8,32 +8,29 @@ extension DefaultsCommand {
     /// `watch D [K]`: prints each change of the domain (or of one key) as
     /// it happens, one line each, until interrupted.
     ///
-    /// Needs prefsd: changes are pushed by the service, which sees every
+    /// With prefsd, changes are pushed by the service, which sees every
     /// writer (itself, and direct file edits through inotify). Without it
-    /// the command fails with a message that says how to start it.
+    /// (`APPHOME_PREFSD=off`, or `auto` and no service answering) the
+    /// command watches the domain's file itself (``FileDomainWatch``) and
+    /// prints the same lines.
     static func watch(_ args: [String], root: String, options: Options, environment: DefaultsEnvironment, console: Console) throws -> Int32 {
         guard let first = args.first else { throw CommandFailure.usage("watch needs a domain") }
         if args.count > 2 { throw unexpected(args[2]) }
         let domain = try Domain(argument: first)
         let key = args.count == 2 ? args[1] : nil
-        var settings = try PrefsdSettings(variables: environment.prefsdVariables)
-        if settings.mode == .off {
-            throw CommandFailure.failure("watch needs prefsd, and APPHOME_PREFSD is off")
+        let address = DomainAddress(domain, scope: options.scope)
+        let print = { (change: DomainChange) -> Bool in
+            for line in lines(for: change, key: key) { console.out(line + "\n") }
+            console.flushOutput()
+            return true
         }
-        settings.mode = .require
-        let connection: PrefsConnection
-        do {
-            guard let c = try settings.connect(root: root) else { throw CommandFailure.failure("watch needs prefsd") }
-            connection = c
-        } catch let error as PrefsClientError {
-            throw CommandFailure.failure("watch needs prefsd: \(error.description) (start it with `prefsd &` or `systemctl --user start prefsd.socket`)")
+        let settings = try PrefsdSettings(variables: environment.prefsdVariables)
+        guard let connection = try settings.connect(root: root) else {
+            try FileDomainWatch(store: fileStore(root: root), address: address).watch(handler: print)
+            return 0
         }
         do {
-            try connection.watch(DomainAddress(domain, scope: options.scope)) { change in
-                for line in lines(for: change, key: key) { console.out(line + "\n") }
-                console.flushOutput()
-                return true
-            }
+            try connection.watch(address, handler: print)
         } catch {
             throw CommandFailure.failure("stopped watching \(domain): \(error.description)")
         }

@@ -60,16 +60,18 @@ struct PrefsdModeTests {
         #expect(files["off"] == files["daemon"])
     }
 
-    @Test func watchPrintsChangesFromPrefsdAndFromDirectEdits() throws {
+    @Test(arguments: ["daemon", "files"])
+    func watchPrintsChangesFromEveryWriterWithOrWithoutPrefsd(_ mode: String) throws {
         let t = try TempRoot()
-        let daemon = try TestDaemon(t)
-        try t.succeed(["write", Self.domain, "volume", "-int", "1"], env: daemon.environment)
-        let watch = try t.start(["watch", Self.domain], env: daemon.environment)
-        let keyWatch = try t.start(["watch", Self.domain, "volume"], env: daemon.environment)
+        let daemon = mode == "daemon" ? try TestDaemon(t) : nil
+        let env = daemon?.environment ?? ["APPHOME_PREFSD": "off"]
+        try t.succeed(["write", Self.domain, "volume", "-int", "1"], env: env)
+        let watch = try t.start(["watch", Self.domain], env: env)
+        let keyWatch = try t.start(["watch", Self.domain, "volume"], env: env)
         usleep(300_000)
-        try t.succeed(["write", Self.domain, "volume", "-int", "2"], env: daemon.environment)
-        try t.succeed(["write", Self.domain, "name", "hello world"], env: daemon.environment)
-        // A direct edit of the file, with no prefsd involved: noticed through inotify.
+        try t.succeed(["write", Self.domain, "volume", "-int", "2"], env: env)
+        try t.succeed(["write", Self.domain, "name", "hello world"], env: env)
+        // A direct edit of the file, with no defaults involved: noticed through inotify.
         try t.writePlist("{'volume': 3}", to: t.domainFile(Self.domain))
         usleep(500_000)
         // The output is flushed line by line, so a kill loses none of it.
@@ -81,15 +83,28 @@ struct PrefsdModeTests {
         #expect(one.stdout == "volume = 2\nvolume = 3\n", "\(one)")
     }
 
-    @Test func watchWithoutPrefsdSaysHowToStartIt() throws {
+    @Test func withNoPrefsdAnsweringWatchWaitsForTheDomainsDirectoryAndFile() throws {
+        let t = try TempRoot()
+        let env = ["APPHOME_PREFSD": "auto", "APPHOME_SOCKET": t.base.appendingPathComponent("none.sock").path]
+        #expect(!FileManager.default.fileExists(atPath: t.preferences.path))
+        let watch = try t.start(["watch", Self.domain], env: env)
+        usleep(300_000)
+        try t.succeed(["write", Self.domain, "volume", "-int", "1"], env: env)
+        usleep(800_000)
+        try t.succeed(["delete", Self.domain], env: env)
+        usleep(500_000)
+        watch.kill(SIGKILL)
+        let result = try watch.finish()
+        #expect(result.stderr.isEmpty, "\(result)")
+        #expect(result.stdout == "volume = 1\nvolume deleted\n", "\(result)")
+    }
+
+    @Test func watchWithRequireAndNoPrefsdFails() throws {
         let t = try TempRoot()
         let socket = t.base.appendingPathComponent("none.sock").path
-        let result = try t.run(["watch", Self.domain], env: ["APPHOME_PREFSD": "auto", "APPHOME_SOCKET": socket])
+        let result = try t.run(["watch", Self.domain], env: ["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket])
         #expect(result.isFailure(1))
-        #expect(result.stderr == "defaults: watch needs prefsd: prefsd is not answering on \(socket): No such file or directory "
-                + "(start it with `prefsd &` or `systemctl --user start prefsd.socket`)\n")
-        let off = try t.run(["watch", Self.domain], env: ["APPHOME_PREFSD": "off"])
-        #expect(off.stderr == "defaults: watch needs prefsd, and APPHOME_PREFSD is off\n")
+        #expect(result.stderr == "defaults: prefsd is not answering on \(socket): No such file or directory\n")
     }
 
     @Test func socketActivationServesTheInheritedSocket() throws {

@@ -2,27 +2,29 @@
 import Glibc
 #endif
 
-/// inotify on the directories that hold cached domains: reports the paths
-/// of entries created, replaced, written or removed there.
-final class DirectoryWatcher {
-    let fd: Int32
+/// inotify on the directories that hold domains (prefsd's cache, `defaults
+/// watch` without prefsd): reports the paths of entries created, replaced,
+/// written or removed there.
+public final class DirectoryWatcher {
+    /// The inotify descriptor, for `poll` (negative when inotify is unavailable).
+    public let fd: Int32
     private var directoryByWatch: [Int32: String] = [:]
     private var watchByDirectory: [String: Int32] = [:]
     /// Set when the kernel's queue overflowed: every cached entry is suspect.
-    private(set) var overflowed = false
+    public private(set) var overflowed = false
 
-    init() {
+    public init() {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
     }
 
     deinit { if fd >= 0 { close(fd) } }
 
     /// Whether `directory` is watched (it existed when ``watch(_:)`` ran).
-    func isWatching(_ directory: String) -> Bool { watchByDirectory[directory] != nil }
+    public func isWatching(_ directory: String) -> Bool { watchByDirectory[directory] != nil }
 
     /// Starts watching `directory`; false when it does not exist.
     @discardableResult
-    func watch(_ directory: String) -> Bool {
+    public func watch(_ directory: String) -> Bool {
         if watchByDirectory[directory] != nil { return true }
         guard fd >= 0 else { return false }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
@@ -34,7 +36,7 @@ final class DirectoryWatcher {
     }
 
     /// The paths touched since the last call (without duplicates, in order).
-    func drain() -> [String] {
+    public func drain() -> [String] {
         overflowed = false
         var paths: [String] = []
         var seen: Set<String> = []
