@@ -16,7 +16,8 @@ enum HelpText {
                                          groups prints GROUP-ID<TAB>PATH per app group
       run <bundle-id> -- CMD [ARG...]    run CMD inside the app's home and environment
       doctor [--dry-run]                 find and repair what a crash left (interrupted
-                                         install/update/uninstall, orphaned homes, stray files)
+                                         install/update/uninstall, orphaned homes, stray files);
+                                         rebuild a lost or damaged registry from the homes
       purge-caches [--target-free BYTES] empty apps' Library/Caches, oldest first, until
                                          BYTES are free (all of them without a target)
       clean-tmp                          empty tmp/ of every app that is not running

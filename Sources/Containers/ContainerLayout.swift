@@ -7,7 +7,8 @@
 /// <root>/Applications/.registry.lock   flock taken by every writer
 /// <root>/Applications/journal.plist    the install/update/uninstall in progress
 /// <root>/Applications/.<UUID>.run.lock flock shared by `apphome run` of that home
-/// <root>/Shared/AppGroup/<UUID>/       an app-group container (0700)
+/// <root>/Shared/AppGroup/<UUID>/       an app-group container (0700), with
+///                                      .apphome-container.plist naming its group
 /// <root>/Recovered/<UUID>/             orphaned data `doctor` kept aside
 /// <root>/Hooks/uninstall.d/            executables run on uninstall
 /// <root>/Backups/                      the default backup store (``BackupStore``, Schemas/backup.md)
@@ -121,6 +122,10 @@ public struct GroupContainer: Sendable, Equatable {
     public var preferences: String { library + "/Preferences" }
     /// `<container>/Library/Caches`.
     public var caches: String { library + "/Caches" }
+    /// `<container>/.apphome-container.plist`: which group the container
+    /// is (`Identifier`), so `doctor` can rebuild a lost registry.
+    public var identityFile: String { path + "/" + Self.identityFileName }
+    static let identityFileName = ".apphome-container.plist"
 
     /// The directories a new container gets, parents first.
     var standardDirectories: [String] { [library, preferences, caches] }

@@ -163,10 +163,11 @@ public struct ContainerManager: Sendable {
         guard !groups.isEmpty else { return }
         try containersErrors {
             try FileSystem.makeDirectories(layout.groupsDirectory)
-            for uuid in groups.values.sorted() {
+            for (group, uuid) in groups.sorted(by: { $0.value < $1.value }) {
                 let container = layout.groupContainer(uuid: uuid)
                 try TreeOperations.makeDirectory(container.path)
                 for dir in container.standardDirectories { try TreeOperations.makeDirectory(dir) }
+                try container.writeIdentity(group)
                 TreeOperations.syncDirectory(container.path)
             }
             TreeOperations.syncDirectory(layout.groupsDirectory)
@@ -183,5 +184,20 @@ public struct ContainerManager: Sendable {
         RegistryEntry(bundleIdentifier: bundle.identifier, homeUUID: uuid, bundleName: bundle.name, version: bundle.version,
                       shortVersion: bundle.shortVersion, displayName: bundle.displayName, installTime: now(),
                       groups: bundle.groups)
+    }
+}
+
+extension GroupContainer {
+    /// Writes the identity file naming `group`.
+    func writeIdentity(_ group: AppGroupIdentifier) throws {
+        let plist = PlistValue.dictionary(["Identifier": .string(group.rawValue)])
+        try FileSystem.writeAtomically(try PlistCodec.encode(plist, format: .binary), to: identityFile)
+    }
+
+    /// The group the identity file names, or `nil` when it is missing or unreadable.
+    func readIdentity() -> AppGroupIdentifier? {
+        guard let bytes = try? FileSystem.readFileIfPresent(identityFile),
+              case .string(let raw)? = (try? PlistCodec.decode(bytes))?.dictionaryValue?["Identifier"] else { return nil }
+        return try? AppGroupIdentifier(raw)
     }
 }

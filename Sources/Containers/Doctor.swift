@@ -52,14 +52,20 @@ extension ContainerManager {
     /// 1. a pending journal: the interrupted install, update or uninstall is
     ///    finished when the registry already names its result, else undone
     ///    (an update's data is moved back into the old home);
-    /// 2. an unreadable registry (not repaired: nothing else is checked);
+    /// 2. a damaged registry: moved aside (`registry.plist.damaged`) and
+    ///    rebuilt from the homes (one from a newer AppHome is not repaired,
+    ///    and then nothing else is checked);
     /// 3. entries whose home is missing (the entry is removed), whose bundle
     ///    is missing (not repaired), or whose home lacks standard directories
     ///    (recreated);
-    /// 4. recorded app groups whose container is missing (recreated);
-    /// 5. orphaned homes and group containers, in no registry entry: removed
+    /// 4. homes no entry names that hold an intact bundle of an app the
+    ///    registry lacks (a lost registry): registered again, with their
+    ///    groups' containers found by their identity files;
+    /// 5. recorded app groups whose container is missing (recreated) or
+    ///    lacks its identity file (written);
+    /// 6. orphaned homes and group containers, in no registry entry: removed
     ///    when they hold no user data, else moved to `<root>/Recovered/`;
-    /// 6. temporary files of killed registry or journal writers, and run
+    /// 7. temporary files of killed registry or journal writers, and run
     ///    lock files of homes that no longer exist.
     ///
     /// - Parameters:
@@ -268,13 +274,24 @@ extension ContainerManager {
             }
         }
         var current: Registry
-        do { current = try registry.read() } catch {
+        var registryChanged = false
+        do { current = try registry.read() } catch .registryCorrupt(let path, let reason) {
+            // The homes say what is installed: keep the damaged file for
+            // inspection and rebuild the registry from them (below).
+            let aside = Self.unusedPath(path + ".damaged")
+            current = Registry()
+            registryChanged = true
+            add(ContainersError.registryCorrupt(path: path, reason: reason).description, "moved it to \(aside) and rebuilt the registry from the homes",
+                "move it to \(aside) and rebuild the registry from the homes") {
+                try FileSystem.move(path, to: aside)
+            }
+            if !dryRun && report.findings.last?.outcome != .repaired { return }
+        } catch {
             report.findings.append(DoctorFinding(problem: "\(error)", repair: "cannot check the homes without the registry; restore it from a backup or move it aside", outcome: .notRepaired))
             return
         }
 
         // Entries.
-        var registryChanged = false
         for entry in current.sortedEntries where !owned.homes.contains(entry.homeUUID) {
             let id = entry.bundleIdentifier
             let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
@@ -299,7 +316,11 @@ extension ContainerManager {
                 }
             }
         }
-        if registryChanged {
+        // Homes no entry names that hold an intact bundle of an app the
+        // registry lacks (a lost or rebuilt registry): registered again.
+        let adopted = adoptHomes(&current, keeping: owned, dryRun: dryRun, changed: &registryChanged, add: add)
+
+        if registryChanged && !dryRun {
             do { try registry.write(current) } catch {
                 report.findings.append(DoctorFinding(problem: "the registry could not be rewritten", repair: "\(error)", outcome: .notRepaired))
             }
@@ -314,12 +335,18 @@ extension ContainerManager {
                     "recreated it (empty where missing)", "recreate it") {
                     try FileSystem.makeDirectories(layout.groupsDirectory)
                     for dir in [container.path] + missing { try TreeOperations.makeDirectory(dir) }
+                    try container.writeIdentity(group)
+                }
+            } else if container.readIdentity() != group {
+                add("app group \(group): its container \(container.path) does not record its group",
+                    "wrote its identity file", "write its identity file") {
+                    try container.writeIdentity(group)
                 }
             }
         }
 
         // Orphans.
-        let registered = Set(current.entries.values.map(\.homeUUID)).union(owned.homes)
+        let registered = Set(current.entries.values.map(\.homeUUID)).union(owned.homes).union(adopted.homes)
         for uuid in allUUIDs(in: layout.applicationsDirectory) where !registered.contains(uuid) {
             let path = layout.applicationsDirectory + "/" + uuid
             let bundle = ((try? FileSystem.directoryEntries(path)) ?? []).filter { $0.hasSuffix(".app") }.sorted().first
@@ -328,10 +355,11 @@ extension ContainerManager {
             settle(orphan: path, uuid: uuid, hasData: (try? TreeOperations.holdsFiles(path, skipping: skip)) ?? true,
                    problem: what, add: add)
         }
-        let recordedGroups = Set(current.groups.values).union(owned.groups)
+        let recordedGroups = Set(current.groups.values).union(owned.groups).union(adopted.groups)
         for uuid in allUUIDs(in: layout.groupsDirectory) where !recordedGroups.contains(uuid) {
             let path = layout.groupsDirectory + "/" + uuid
-            settle(orphan: path, uuid: uuid, hasData: (try? TreeOperations.holdsFiles(path, skipping: ["Library/Caches"])) ?? true,
+            let skip: Set<String> = ["Library/Caches", GroupContainer.identityFileName]
+            settle(orphan: path, uuid: uuid, hasData: (try? TreeOperations.holdsFiles(path, skipping: skip)) ?? true,
                    problem: "orphaned app-group container \(path), recorded for no group", add: add)
         }
 
@@ -355,6 +383,86 @@ extension ContainerManager {
                 try FileSystem.removeFile(path)
             }
         }
+    }
+
+    /// Registers again the homes no entry names whose bundle is intact and
+    /// whose app the registry lacks: for each app the home with the highest
+    /// `CFBundleVersion` (then the most recently changed). The app's groups
+    /// get their containers back by the identity files of unrecorded
+    /// containers, or new ones. Returns the homes and group containers
+    /// taken (or, in a dry run, that would be), which are not orphans.
+    private func adoptHomes(_ current: inout Registry, keeping owned: Owned, dryRun: Bool, changed: inout Bool,
+                            add: (String, String, String, () throws -> Void) -> Void) -> Owned {
+        var taken = Owned()
+        let registered = Set(current.entries.values.map(\.homeUUID)).union(owned.homes)
+        var best: [BundleIdentifier: (uuid: String, bundle: AppBundle, changed: Int)] = [:]
+        for uuid in allUUIDs(in: layout.applicationsDirectory) where !registered.contains(uuid) {
+            let path = layout.applicationsDirectory + "/" + uuid
+            let bundles = ((try? FileSystem.directoryEntries(path)) ?? []).filter { $0.hasSuffix(".app") }
+            guard bundles.count == 1, let bundle = try? AppBundle(path: path + "/" + bundles[0]),
+                  current.entries[bundle.identifier] == nil else { continue }
+            var st = stat()
+            let changedAt = stat(path, &st) == 0 ? Int(st.st_ctim.tv_sec) : 0
+            if let other = best[bundle.identifier] {
+                let order = Self.compareVersions(bundle.version, other.bundle.version)
+                if order < 0 || (order == 0 && changedAt <= other.changed) { continue }
+            }
+            best[bundle.identifier] = (uuid, bundle, changedAt)
+        }
+        guard !best.isEmpty else { return taken }
+
+        // Unrecorded group containers, by the group their identity file names.
+        let recorded = Set(current.groups.values).union(owned.groups)
+        var unrecorded: [AppGroupIdentifier: String] = [:]
+        for uuid in allUUIDs(in: layout.groupsDirectory) where !recorded.contains(uuid) {
+            if let group = layout.groupContainer(uuid: uuid).readIdentity(), current.groups[group] == nil, unrecorded[group] == nil {
+                unrecorded[group] = uuid
+            }
+        }
+        for (id, found) in best.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let entry = makeEntry(found.bundle, uuid: found.uuid)
+            let home = layout.applicationsDirectory + "/" + found.uuid
+            taken.homes.insert(found.uuid)
+            var groups: [AppGroupIdentifier: String] = [:]
+            var newGroups: [AppGroupIdentifier: String] = [:]
+            for group in found.bundle.groups where current.groups[group] == nil && groups[group] == nil {
+                if let uuid = unrecorded.removeValue(forKey: group) { groups[group] = uuid } else { newGroups[group] = makeUUID() }
+            }
+            taken.groups.formUnion(groups.values)
+            add("home \(home) holds \(id) \(entry.displayVersion), which the registry does not name",
+                "registered it again" + (groups.isEmpty ? "" : " with the containers of \(groups.keys.sorted().map(\.rawValue).joined(separator: ", "))"),
+                "register it again") {
+                try createGroupContainers(newGroups)
+                current.entries[id] = entry
+                current.groups.merge(groups) { old, _ in old }
+                current.groups.merge(newGroups) { old, _ in old }
+                changed = true
+            }
+        }
+        return taken
+    }
+
+    /// Compares two `CFBundleVersion`s number by number (`1.10` after
+    /// `1.9`); a part that is not a number compares as text.
+    static func compareVersions(_ a: String, _ b: String) -> Int {
+        let x = a.split(separator: "."), y = b.split(separator: ".")
+        for i in 0..<max(x.count, y.count) {
+            let p = i < x.count ? x[i] : "0", q = i < y.count ? y[i] : "0"
+            if let m = Int(p), let n = Int(q) {
+                if m != n { return m < n ? -1 : 1 }
+            } else if p != q {
+                return p < q ? -1 : 1
+            }
+        }
+        return 0
+    }
+
+    /// `path`, or `path-2`, `path-3`, … : the first that does not exist.
+    static func unusedPath(_ path: String) -> String {
+        var candidate = path
+        var n = 2
+        while FileSystem.exists(candidate) { candidate = path + "-\(n)"; n += 1 }
+        return candidate
     }
 
     /// Removes an orphan with no user data; moves one with data to

@@ -123,15 +123,85 @@ import Preferences
                                                   outcome: .notRepaired)])
     }
 
-    @Test func aDamagedRegistryIsReportedAndNothingElseIsTouched() throws {
+    @Test func aDamagedRegistryIsMovedAsideAndRebuiltFromTheHomes() throws {
         let f = try Fixture()
         try f.s.write("garbage", to: f.layout.registryPath)
         let orphan = try f.orphan(in: f.layout.applicationsDirectory, files: [])
+        let dryRun = try f.manager.doctor(dryRun: true)
+        #expect(dryRun.findings.map(\.outcome) == [.wouldRepair, .wouldRepair, .wouldRepair])
+        #expect(try String(contentsOfFile: f.layout.registryPath, encoding: .utf8) == "garbage")
+        #expect(FileSystem_exists(orphan))
+
+        let report = try f.manager.doctor()
+        let aside = f.layout.registryPath + ".damaged"
+        #expect(report.findings == [
+            DoctorFinding(problem: "registry \(f.layout.registryPath) is damaged: the top level is not a dictionary",
+                          repair: "moved it to \(aside) and rebuilt the registry from the homes", outcome: .repaired),
+            DoctorFinding(problem: "home \(f.home.path) holds com.example.Sample 1.0 (1), which the registry does not name",
+                          repair: "registered it again", outcome: .repaired),
+            DoctorFinding(problem: "orphaned home \(orphan), named by no registry entry, holding no user data", repair: "removed it", outcome: .repaired),
+        ])
+        #expect(try String(contentsOfFile: aside, encoding: .utf8) == "garbage")
+        #expect(try f.manager.home(for: BundleIdentifier("com.example.Sample")) == f.home)
+        #expect(try f.manager.doctor().findings.isEmpty)
+    }
+
+    @Test func aLostRegistryIsRebuiltWithTheNewestHomeOfEachAppAndItsGroupContainers() throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root, now: fixedClock)
+        var info = Scratch.info()
+        info["com.apple.security.application-groups"] = .array([.string("group.com.example.G")])
+        let v1 = try AppBundle(path: s.makeBundle("v1", info: info))
+        info["CFBundleVersion"] = .string("10")
+        let v10 = try AppBundle(path: s.makeBundle("v10", info: info))
+        _ = try manager.install(v1)
+        // An update whose old home could not be removed: two homes of one app.
+        let update = try manager.update(v10, failAt: .removeOldHome)
+        let old = try #require(update.leftoverHome)
+        let group = try #require(try manager.registry.read().groups[AppGroupIdentifier("group.com.example.G")])
+        try s.write("shared", to: manager.layout.groupContainer(uuid: group).preferences + "/group.com.example.G.plist")
+        try s.write("mine", to: update.home.documents + "/notes.txt")
+        try FileManager.default.removeItem(atPath: manager.layout.registryPath)
+
+        let report = try manager.doctor()
+        #expect(!report.hasUnrepairedProblems)
+        #expect(report.findings.first == DoctorFinding(
+            problem: "home \(update.home.path) holds com.example.Sample \(update.entry.displayVersion), which the registry does not name",
+            repair: "registered it again with the containers of group.com.example.G", outcome: .repaired))
+        #expect(report.findings.dropFirst().map(\.problem) == ["orphaned home \(old) (Sample.app), named by no registry entry, holding no user data"])
+        let rebuilt = try manager.registry.read()
+        #expect(rebuilt.entries[v10.identifier]?.homeUUID == update.entry.homeUUID)
+        #expect(rebuilt.entries[v10.identifier]?.version == "10")
+        #expect(rebuilt.groups == [try AppGroupIdentifier("group.com.example.G"): group])
+        #expect(FileSystem_exists(update.home.documents + "/notes.txt") && !FileSystem_exists(old))
+        #expect(try manager.doctor().findings.isEmpty)
+    }
+
+    @Test func aGroupContainerWithoutItsIdentityFileGetsOne() throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root, now: fixedClock)
+        var info = Scratch.info()
+        info["com.apple.security.application-groups"] = .array([.string("group.com.example.G")])
+        _ = try manager.install(AppBundle(path: s.makeBundle(info: info)))
+        let uuid = try #require(try manager.registry.read().groups.values.first)
+        let container = manager.layout.groupContainer(uuid: uuid)
+        try FileManager.default.removeItem(atPath: container.identityFile)
+        let report = try manager.doctor()
+        #expect(report.findings == [DoctorFinding(problem: "app group group.com.example.G: its container \(container.path) does not record its group",
+                                                  repair: "wrote its identity file", outcome: .repaired)])
+        #expect(FileSystem_exists(container.identityFile))
+    }
+
+    @Test func aRegistryFromANewerAppHomeIsNotRebuilt() throws {
+        let f = try Fixture()
+        let newer = PlistValue.dictionary(["FormatVersion": .integer(99), "Applications": .dictionary([:])])
+        try Data(try PlistCodec.encode(newer, format: .binary)).write(to: URL(fileURLWithPath: f.layout.registryPath))
+        let before = try Data(contentsOf: URL(fileURLWithPath: f.layout.registryPath))
         let report = try f.manager.doctor()
         #expect(report.hasUnrepairedProblems)
         #expect(report.findings.count == 1)
-        #expect(report.findings.first?.problem.hasPrefix("registry \(f.layout.registryPath) is damaged: ") == true)
-        #expect(FileSystem_exists(orphan) && FileSystem_exists(f.home.path))
+        #expect(report.findings.first?.problem.contains("has format version 99") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: f.layout.registryPath)) == before)
     }
 
     @Test func aRunLockStillHeldIsLeftAlone() throws {
