@@ -85,9 +85,13 @@ extension AppHomeCommand {
         let report = try manager.purgeCaches(targetFree: target, freeBytes: freeBytes)
         for r in report.results {
             if r.skippedRunning {
-                console.out("skipped \(r.bundleIdentifier): it is running\n")
+                if case .group = r.owner {
+                    console.out("skipped \(r.owner): a member app is running\n")
+                } else {
+                    console.out("skipped \(r.owner): it is running\n")
+                }
             } else {
-                console.out("purged \(r.bundleIdentifier): \(r.bytesFreed) bytes freed\n")
+                console.out("purged \(r.owner): \(r.bytesFreed) bytes freed\n")
             }
         }
         let freed = report.results.reduce(0) { $0 + $1.bytesFreed }
@@ -104,9 +108,9 @@ extension AppHomeCommand {
         _ = try operands(args, [])
         for r in try manager.cleanTemporaryDirectories() {
             if r.skippedRunning {
-                console.out("skipped \(r.bundleIdentifier): it is running\n")
+                console.out("skipped \(r.owner): it is running\n")
             } else {
-                console.out("cleaned \(r.bundleIdentifier): \(r.bytesFreed) bytes freed\n")
+                console.out("cleaned \(r.owner): \(r.bytesFreed) bytes freed\n")
             }
         }
     }

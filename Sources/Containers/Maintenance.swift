@@ -3,16 +3,39 @@ import Glibc
 #endif
 import Preferences
 
-/// What `purge-caches` or `clean-tmp` did to one app.
+/// Whose directory a cleanup touched: an app's home, or an app group's
+/// shared container.
+public enum CleanupOwner: Equatable, Sendable, CustomStringConvertible {
+    case app(BundleIdentifier)
+    case group(AppGroupIdentifier)
+
+    /// The bundle id, or `app group <group id>`.
+    public var description: String {
+        switch self {
+        case .app(let id): return id.rawValue
+        case .group(let group): return "app group \(group.rawValue)"
+        }
+    }
+}
+
+/// What `purge-caches` or `clean-tmp` did to one app (or app group).
 public struct CleanupResult: Equatable, Sendable {
-    /// The app.
-    public var bundleIdentifier: BundleIdentifier
+    /// The app, or the group whose container it was.
+    public var owner: CleanupOwner
     /// The directory emptied (or left alone).
     public var directory: String
     /// Bytes of the files removed (their sizes).
     public var bytesFreed: Int
-    /// True when the app was running (its run lock held), so nothing was removed.
+    /// True when the app (for a group: one of its member apps) was running
+    /// (its run lock held), so nothing was removed.
     public var skippedRunning: Bool
+
+    public init(owner: CleanupOwner, directory: String, bytesFreed: Int, skippedRunning: Bool) {
+        self.owner = owner
+        self.directory = directory
+        self.bytesFreed = bytesFreed
+        self.skippedRunning = skippedRunning
+    }
 }
 
 /// What `purge-caches` did.
@@ -39,12 +62,13 @@ extension ContainerManager {
         return UInt64(s.f_bavail) &* UInt64(s.f_frsize)
     }
 
-    /// Empties installed apps' `Library/Caches`, oldest first, as iOS does
-    /// when space runs short.
+    /// Empties installed apps' and app groups' `Library/Caches`, oldest
+    /// first, as iOS does when space runs short.
     ///
-    /// An app's age is the most recent modification time of anything inside
-    /// its `Caches` (ties by bundle id); apps with empty caches are left
-    /// out. With `targetFree`, stops as soon as `freeBytes(root)` reaches
+    /// An app's (or group's) age is the most recent modification time of
+    /// anything inside its `Caches` (ties by name, apps before groups);
+    /// empty caches are left out. A group's container is skipped while any
+    /// of its member apps runs. With `targetFree`, stops as soon as `freeBytes(root)` reaches
     /// it (and does nothing when it already does); without, empties them
     /// all. A running app (its run lock held) is skipped and reported,
     /// since caches are "never" purged while an app runs.
@@ -64,18 +88,27 @@ extension ContainerManager {
         }
         report.freeBefore = try free()
         report.freeAfter = report.freeBefore
-        var candidates: [(age: Double, entry: RegistryEntry)] = []
-        for entry in try registry.read().sortedEntries {
+        struct Candidate { var age: Double; var rank: String; var owner: CleanupOwner; var caches: String; var members: [RegistryEntry] }
+        var candidates: [Candidate] = []
+        let current = try registry.read()
+        for entry in current.sortedEntries {
             let caches = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).caches
             if let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches) }) {
-                candidates.append((newest, entry))
+                candidates.append(Candidate(age: newest, rank: "0" + entry.bundleIdentifier.rawValue, owner: .app(entry.bundleIdentifier),
+                                            caches: caches, members: [entry]))
             }
         }
-        candidates.sort { $0.age != $1.age ? $0.age < $1.age : $0.entry.bundleIdentifier < $1.entry.bundleIdentifier }
-        for (_, entry) in candidates {
+        for (group, uuid) in current.groups.sorted(by: { $0.key < $1.key }) {
+            let caches = layout.groupContainer(uuid: uuid).caches
+            guard FileSystem.isDirectory(caches),
+                  let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches) }) else { continue }
+            let members = current.sortedEntries.filter { $0.groups.contains(group) }
+            candidates.append(Candidate(age: newest, rank: "1" + group.rawValue, owner: .group(group), caches: caches, members: members))
+        }
+        candidates.sort { $0.age != $1.age ? $0.age < $1.age : $0.rank < $1.rank }
+        for candidate in candidates {
             if let target = targetFree, report.freeAfter >= target { break }
-            let caches = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).caches
-            report.results.append(try emptyUnlessRunning(entry, directory: caches))
+            report.results.append(try emptyUnlessRunning(candidate.members, owner: candidate.owner, directory: candidate.caches))
             report.freeAfter = try free()
         }
         return report
@@ -91,24 +124,31 @@ extension ContainerManager {
         defer { lock.unlock() }
         var results: [CleanupResult] = []
         for entry in try registry.read().sortedEntries {
-            results.append(try emptyUnlessRunning(entry, directory: layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).tmp))
+            results.append(try emptyUnlessRunning([entry], owner: .app(entry.bundleIdentifier),
+                                                  directory: layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).tmp))
         }
         return results
     }
 
-    private func emptyUnlessRunning(_ entry: RegistryEntry, directory: String) throws(ContainersError) -> CleanupResult {
+    /// Empties `directory` unless one of `apps` is running: their run
+    /// locks are held, exclusively, while it is emptied.
+    private func emptyUnlessRunning(_ apps: [RegistryEntry], owner: CleanupOwner, directory: String) throws(ContainersError) -> CleanupResult {
         try containersErrors {
-            guard let held = try RunLock.exclusiveIfFree(layout.runLockPath(uuid: entry.homeUUID)) else {
-                return CleanupResult(bundleIdentifier: entry.bundleIdentifier, directory: directory, bytesFreed: 0, skippedRunning: true)
+            var held: [RunLock] = []
+            defer { for lock in held { lock.unlock() } }
+            for entry in apps {
+                guard let lock = try RunLock.exclusiveIfFree(layout.runLockPath(uuid: entry.homeUUID)) else {
+                    return CleanupResult(owner: owner, directory: directory, bytesFreed: 0, skippedRunning: true)
+                }
+                held.append(lock)
             }
-            defer { held.unlock() }
             var freed = 0
             for name in try FileSystem.directoryEntries(directory) {
                 freed += try TreeOperations.fileBytes(directory + "/" + name)
                 try TreeOperations.remove(directory + "/" + name)
             }
             TreeOperations.syncDirectory(directory)
-            return CleanupResult(bundleIdentifier: entry.bundleIdentifier, directory: directory, bytesFreed: freed, skippedRunning: false)
+            return CleanupResult(owner: owner, directory: directory, bytesFreed: freed, skippedRunning: false)
         }
     }
 }

@@ -41,7 +41,7 @@ import PropertyList
         }
     }
 
-    static func ids(_ results: [CleanupResult]) -> [String] { results.map(\.bundleIdentifier.rawValue) }
+    static func ids(_ results: [CleanupResult]) -> [String] { results.map(\.owner.description) }
 
     @Test(arguments: [
         // target, free before, apps purged in order
@@ -91,14 +91,48 @@ import PropertyList
         #expect(f.s.entries(f.homes["A"]!.caches) == ["sub"])
         let clean = try f.manager.cleanTemporaryDirectories()
         #expect(clean == [
-            CleanupResult(bundleIdentifier: try BundleIdentifier("com.example.A"), directory: f.homes["A"]!.tmp, bytesFreed: 0, skippedRunning: true),
-            CleanupResult(bundleIdentifier: try BundleIdentifier("com.example.B"), directory: f.homes["B"]!.tmp, bytesFreed: 8, skippedRunning: false),
-            CleanupResult(bundleIdentifier: try BundleIdentifier("com.example.C"), directory: f.homes["C"]!.tmp, bytesFreed: 0, skippedRunning: false),
+            CleanupResult(owner: .app(try BundleIdentifier("com.example.A")), directory: f.homes["A"]!.tmp, bytesFreed: 0, skippedRunning: true),
+            CleanupResult(owner: .app(try BundleIdentifier("com.example.B")), directory: f.homes["B"]!.tmp, bytesFreed: 8, skippedRunning: false),
+            CleanupResult(owner: .app(try BundleIdentifier("com.example.C")), directory: f.homes["C"]!.tmp, bytesFreed: 0, skippedRunning: false),
         ])
         #expect(f.s.read(f.homes["A"]!.tmp + "/t") == "scratch")
         #expect(f.s.entries(f.homes["B"]!.tmp).isEmpty)
         running.unlock()
         #expect(try f.manager.cleanTemporaryDirectories().map(\.bytesFreed) == [7, 0, 0])
+    }
+
+    @Test func appGroupCachesArePurgedInAgeOrderUnlessAMemberRuns() throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root)
+        var info = Scratch.info(id: "com.example.M")
+        info["com.apple.security.application-groups"] = .array([.string("group.com.example.G")])
+        let member = try manager.install(try AppBundle(path: s.makeBundle("M", name: "M.app", info: info)))
+        let other = try manager.install(try AppBundle(path: s.makeBundle("O", name: "O.app", info: Scratch.info(id: "com.example.O"))))
+        let group = manager.layout.groupContainer(uuid: try #require(try manager.registry.read().groups.values.first))
+        func fill(_ caches: String, bytes: Int, age: Int) throws {
+            try s.write(String(repeating: "x", count: bytes), to: caches + "/blob")
+            var times = [timespec(tv_sec: age, tv_nsec: 0), timespec(tv_sec: age, tv_nsec: 0)]
+            utimensat(AT_FDCWD, caches + "/blob", &times, 0)
+        }
+        try fill(group.caches, bytes: 50, age: 1_000_000)
+        try fill(other.home.caches, bytes: 70, age: 2_000_000)
+        try s.write("kept", to: group.preferences + "/group.com.example.G.plist")
+
+        // While the member app runs, its group's caches stay.
+        let running = try RunLock.shared(manager.layout.runLockPath(uuid: member.entry.homeUUID))
+        let first = try manager.purgeCaches(targetFree: nil, freeBytes: { _ throws(SystemError) in 0 })
+        #expect(first.results == [
+            CleanupResult(owner: .group(try AppGroupIdentifier("group.com.example.G")), directory: group.caches, bytesFreed: 0, skippedRunning: true),
+            CleanupResult(owner: .app(try BundleIdentifier("com.example.O")), directory: other.home.caches, bytesFreed: 70, skippedRunning: false),
+        ])
+        #expect(s.entries(group.caches) == ["blob"])
+        running.unlock()
+
+        let second = try manager.purgeCaches(targetFree: nil, freeBytes: { _ throws(SystemError) in 0 })
+        #expect(Self.ids(second.results) == ["app group group.com.example.G"])
+        #expect(second.results.map(\.bytesFreed) == [50])
+        #expect(s.entries(group.caches) == [])
+        #expect(s.read(group.preferences + "/group.com.example.G.plist") == "kept")
     }
 
     @Test func runHoldsTheHomesLockSharedWhileItsCommandRuns() throws {
