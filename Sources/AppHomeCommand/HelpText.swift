@@ -18,8 +18,9 @@ enum HelpText {
       doctor [--dry-run]                 find and repair what a crash left (interrupted
                                          install/update/uninstall, orphaned homes, stray files);
                                          rebuild a lost or damaged registry from the homes
-      purge-caches [--target-free BYTES] empty apps' and app groups' Library/Caches, oldest first, until
-                                         BYTES are free (all of them without a target)
+      purge-caches [--target-free BYTES] empty apps' and app groups' Library/Caches,
+                                         oldest first, until BYTES are free (all of them
+                                         without a target)
       clean-tmp                          empty tmp/ of every app that is not running
       backup <bundle-id>|--all [--to DIR] [--password-stdin]
                                          back up an app's home (not its bundle, Library/Caches

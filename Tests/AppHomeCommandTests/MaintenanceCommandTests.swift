@@ -190,7 +190,7 @@ extension MaintenanceCommandTests {
         let console = CapturingConsole()
         #expect(AppHomeCommand.run(["help"], environment: AppHomeEnvironment(), console: console) == 0)
         for line in ["  doctor [--dry-run]                 find and repair what a crash left (interrupted\n",
-                     "  purge-caches [--target-free BYTES] empty apps' Library/Caches, oldest first, until\n",
+                     "  purge-caches [--target-free BYTES] empty apps' and app groups' Library/Caches,\n",
                      "  clean-tmp                          empty tmp/ of every app that is not running\n",
                      "                                     groups prints GROUP-ID<TAB>PATH per app group\n"] {
             #expect(console.standardOutput.contains(line), "\(line)")
