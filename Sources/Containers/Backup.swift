@@ -51,8 +51,9 @@ extension ContainerManager {
     /// The default backup directory, `<root>/Backups`.
     public var defaultBackupDirectory: String { layout.root + "/Backups" }
 
-    /// Backs up the home of `identifier`, minus its bundle, `Library/Caches`
-    /// and `tmp`, into the store at `directory`.
+    /// Backs up the home of `identifier`, minus its bundle, `Library/Caches`,
+    /// `Library/Keychains` and `tmp`, and the shared containers of its app
+    /// groups, minus their `Library/Caches`, into the store at `directory`.
     ///
     /// Incremental: a file whose size, modification and change times and
     /// inode equal those in the app's newest backup in the store is not
@@ -108,15 +109,30 @@ extension ContainerManager {
             }
         }
         let previous = newestReadableManifest(of: entry.bundleIdentifier, in: store)
-        var walker = HomeWalker(home: home, store: store, previous: previous)
+        var walker = HomeWalker(directory: home.path, store: store, previous: previous?.entries ?? [], previousTime: previous?.creationTime) {
+            BackupManifest.isExcluded($0, bundleName: home.bundleName)
+        }
         try containersErrors { try walker.walk("") }
+        // The app's groups' shared containers, each walked on its own.
+        var groups: [AppGroupIdentifier: [BackupEntry]] = [:]
+        let containers = try registry.read().groups
+        for group in entry.groups {
+            guard let uuid = containers[group] else { continue }
+            let container = layout.groupContainer(uuid: uuid)
+            guard FileSystem.isDirectory(container.path) else { continue }
+            var groupWalker = HomeWalker(directory: container.path, store: store, previous: previous?.groups[group] ?? [],
+                                         previousTime: previous?.creationTime, isExcluded: BackupManifest.isExcludedFromGroup)
+            try containersErrors { try groupWalker.walk("") }
+            groups[group] = groupWalker.entries
+            walker.absorb(groupWalker, label: group.rawValue + ":")
+        }
         try containersErrors {
             for dir in walker.directoriesWritten.sorted() { TreeOperations.syncDirectory(dir) }
             TreeOperations.syncDirectory(store.objectsDirectory)
         }
         let manifest = BackupManifest(bundleIdentifier: entry.bundleIdentifier, bundleName: entry.bundleName,
                                       version: entry.version, shortVersion: entry.shortVersion, deviceIdentifier: device,
-                                      creationTime: started, entries: walker.entries, participants: payloads)
+                                      creationTime: started, entries: walker.entries, participants: payloads, groups: groups)
         let bytes = try manifest.encoded()
         let path = store.newManifestPath(for: entry.bundleIdentifier, at: started)
         try containersErrors {
@@ -149,9 +165,11 @@ extension ContainerManager {
     }
 }
 
-/// Walks a home depth-first in byte order of names, storing what changed.
+/// Walks a home (or a group container) depth-first in byte order of
+/// names, storing what changed.
 struct HomeWalker {
-    let home: ApplicationHome
+    let directory: String
+    let isExcluded: (String) -> Bool
     let store: BackupStore
     /// Files of the previous backup by path, when their times can be trusted.
     let reusable: [String: BackupEntry]
@@ -164,29 +182,46 @@ struct HomeWalker {
     var excluded: [String] = []
     var directoriesWritten: Set<String> = []
 
-    init(home: ApplicationHome, store: BackupStore, previous: BackupManifest?) {
-        self.home = home
+    /// - Parameters:
+    ///   - previous: the same tree's entries in the previous backup, taken at `previousTime`.
+    ///   - isExcluded: whether a relative path (and what is under it) is left out.
+    init(directory: String, store: BackupStore, previous: [BackupEntry], previousTime: PlistDate?,
+         isExcluded: @escaping (String) -> Bool) {
+        self.directory = directory
+        self.isExcluded = isExcluded
         self.store = store
         var reusable: [String: BackupEntry] = [:]
-        if let previous {
+        if let previousTime {
             // Racy-file rule: a file modified in the same clock tick as the
             // previous scan could change again without its times changing,
             // so only files older than that scan's start are trusted.
-            let cutoff = Int64(previous.creationTime.secondsSince1970 * 1e9)
-            for e in previous.entries {
+            let cutoff = Int64(previousTime.secondsSince1970 * 1e9)
+            for e in previous {
                 if case .file = e.kind, e.modificationTime < cutoff, e.changeTime < cutoff { reusable[e.path] = e }
             }
         }
         self.reusable = reusable
     }
 
-    /// Records the items under `relative` (`""` for the home).
+    /// Adds what `other` read, stored, skipped and excluded to this
+    /// walker's counts (its entries stay its own); `label` prefixes its paths.
+    mutating func absorb(_ other: HomeWalker, label: String) {
+        filesRead += other.filesRead
+        bytesRead += other.bytesRead
+        bytesStored += other.bytesStored
+        objectsStored += other.objectsStored
+        skipped += other.skipped.map { label + $0 }
+        excluded += other.excluded.map { label + $0 }
+        directoriesWritten.formUnion(other.directoriesWritten)
+    }
+
+    /// Records the items under `relative` (`""` for the top).
     mutating func walk(_ relative: String) throws {
-        let dir = relative.isEmpty ? home.path : home.path + "/" + relative
+        let dir = relative.isEmpty ? directory : directory + "/" + relative
         let names = try FileSystem.directoryEntries(dir).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         for name in names {
             let rel = relative.isEmpty ? name : relative + "/" + name
-            if BackupManifest.isExcluded(rel, bundleName: home.bundleName) { continue }
+            if isExcluded(rel) { continue }
             let path = dir + "/" + name
             var st = stat()
             guard lstat(path, &st) == 0 else {

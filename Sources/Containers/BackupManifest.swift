@@ -39,8 +39,10 @@ public struct BackupEntry: Equatable, Sendable {
 /// `{FormatVersion, Manifest = <data>, Checksum = <data>}` whose checksum
 /// covers the inner manifest's bytes, so an edit anywhere in it is found.
 public struct BackupManifest: Equatable, Sendable {
-    /// The format version this code writes, and the newest it reads.
-    public static let formatVersion = 1
+    /// The newest format version this code reads and writes: 2 adds
+    /// `Groups`. A backup without app groups is written as version 1, which
+    /// older readers understand.
+    public static let formatVersion = 2
 
     public var bundleIdentifier: BundleIdentifier
     /// The bundle directory's name when the backup was taken (not backed up).
@@ -58,9 +60,13 @@ public struct BackupManifest: Equatable, Sendable {
     public var entries: [BackupEntry]
     /// Participant name → the bytes it gave (``AppDataParticipant/backupPayload(for:)``).
     public var participants: [String: [UInt8]]
+    /// The app's groups' shared containers, minus `Library/Caches`: each
+    /// group's items, paths relative to its container, as for ``entries``.
+    public var groups: [AppGroupIdentifier: [BackupEntry]]
 
     public init(bundleIdentifier: BundleIdentifier, bundleName: String, version: String, shortVersion: String?,
-                deviceIdentifier: String, creationTime: PlistDate, entries: [BackupEntry], participants: [String: [UInt8]]) {
+                deviceIdentifier: String, creationTime: PlistDate, entries: [BackupEntry], participants: [String: [UInt8]],
+                groups: [AppGroupIdentifier: [BackupEntry]] = [:]) {
         self.bundleIdentifier = bundleIdentifier
         self.bundleName = bundleName
         self.version = version
@@ -69,6 +75,7 @@ public struct BackupManifest: Equatable, Sendable {
         self.creationTime = creationTime
         self.entries = entries
         self.participants = participants
+        self.groups = groups
     }
 
     /// `1.0 (1)`, or the build alone.
@@ -77,18 +84,59 @@ public struct BackupManifest: Equatable, Sendable {
         return version
     }
 
-    /// The regular files.
-    public var fileCount: Int { entries.reduce(0) { if case .file = $1.kind { return $0 + 1 }; return $0 } }
+    /// The home's entries, then each group's (in group order) with its
+    /// path shown as `<group-id>:<path>`: for checks and their messages.
+    public var allEntries: [BackupEntry] {
+        var all = entries
+        for (group, items) in groups.sorted(by: { $0.key < $1.key }) {
+            for var e in items {
+                e.path = group.rawValue + ":" + e.path
+                all.append(e)
+            }
+        }
+        return all
+    }
 
-    /// The bytes of all regular files.
+    /// The regular files, the groups' included.
+    public var fileCount: Int { allEntries.reduce(0) { if case .file = $1.kind { return $0 + 1 }; return $0 } }
+
+    /// The bytes of all regular files, the groups' included.
     public var totalBytes: Int {
-        entries.reduce(0) { if case .file(_, let size) = $1.kind { return $0 + size }; return $0 }
+        allEntries.reduce(0) { if case .file(_, let size) = $1.kind { return $0 + size }; return $0 }
     }
 
     // MARK: Encoding
 
     /// The file's bytes: the envelope as a binary property list.
     public func encoded() throws(ContainersError) -> [UInt8] {
+        var body: [String: PlistValue] = [
+            "BundleIdentifier": .string(bundleIdentifier.rawValue),
+            "BundleName": .string(bundleName),
+            "CFBundleVersion": .string(version),
+            "DeviceIdentifier": .string(deviceIdentifier),
+            "CreationTime": .date(creationTime),
+            "HashAlgorithm": .string(ContentHash.algorithm),
+            "Entries": Self.encode(entries),
+            "Participants": .dictionary(participants.mapValues { .data($0) }),
+        ]
+        if let s = shortVersion { body["CFBundleShortVersionString"] = .string(s) }
+        if !groups.isEmpty {
+            body["Groups"] = .dictionary(Dictionary(uniqueKeysWithValues: groups.map { ($0.key.rawValue, Self.encode($0.value)) }))
+        }
+        do {
+            let inner = try PlistCodec.encode(.dictionary(body), format: .binary)
+            let envelope: PlistValue = .dictionary([
+                "FormatVersion": .integer(groups.isEmpty ? 1 : Int128(Self.formatVersion)),
+                "Manifest": .data(inner),
+                "Checksum": .data(ContentHash(of: inner).bytes),
+            ])
+            return try PlistCodec.encode(envelope, format: .binary)
+        } catch {
+            throw .backupDamaged(path: "", reason: "cannot encode the manifest: \(error)")
+        }
+    }
+
+    static func encode(_ entries: [BackupEntry]) -> PlistValue {
         var items: [PlistValue] = []
         items.reserveCapacity(entries.count)
         for e in entries {
@@ -109,28 +157,7 @@ public struct BackupManifest: Equatable, Sendable {
             }
             items.append(.dictionary(d))
         }
-        var body: [String: PlistValue] = [
-            "BundleIdentifier": .string(bundleIdentifier.rawValue),
-            "BundleName": .string(bundleName),
-            "CFBundleVersion": .string(version),
-            "DeviceIdentifier": .string(deviceIdentifier),
-            "CreationTime": .date(creationTime),
-            "HashAlgorithm": .string(ContentHash.algorithm),
-            "Entries": .array(items),
-            "Participants": .dictionary(participants.mapValues { .data($0) }),
-        ]
-        if let s = shortVersion { body["CFBundleShortVersionString"] = .string(s) }
-        do {
-            let inner = try PlistCodec.encode(.dictionary(body), format: .binary)
-            let envelope: PlistValue = .dictionary([
-                "FormatVersion": .integer(Int128(Self.formatVersion)),
-                "Manifest": .data(inner),
-                "Checksum": .data(ContentHash(of: inner).bytes),
-            ])
-            return try PlistCodec.encode(envelope, format: .binary)
-        } catch {
-            throw .backupDamaged(path: "", reason: "cannot encode the manifest: \(error)")
-        }
+        return .array(items)
     }
 
     // MARK: Decoding
@@ -182,6 +209,27 @@ public struct BackupManifest: Equatable, Sendable {
             participants[name] = payload
         }
 
+        let entries = try Self.decode(items, where: "", path: path) { Self.pathProblem($0, bundleName: bundleName) }
+        var groups: [AppGroupIdentifier: [BackupEntry]] = [:]
+        if let value = body["Groups"] {
+            guard version >= 2, case .dictionary(let byGroup) = value else { throw damaged("Groups is not a dictionary of version 2") }
+            for (name, list) in byGroup {
+                guard let group = try? AppGroupIdentifier(name) else { throw damaged("'\(name)' is not a valid app group identifier") }
+                guard case .array(let groupItems) = list else { throw damaged("the entries of \(name) are not an array") }
+                groups[group] = try Self.decode(groupItems, where: name + ":", path: path, problem: Self.groupPathProblem)
+            }
+        }
+        self.init(bundleIdentifier: id, bundleName: bundleName, version: try string("CFBundleVersion"),
+                  shortVersion: { if case .string(let s)? = body["CFBundleShortVersionString"] { return s }; return nil }(),
+                  deviceIdentifier: try string("DeviceIdentifier"), creationTime: created,
+                  entries: entries, participants: participants, groups: groups)
+    }
+
+    /// Decodes and checks one list of entries; `label` prefixes paths in
+    /// messages (`group.x:` for a group's), `problem` says why a path cannot be there.
+    static func decode(_ items: [PlistValue], where label: String, path: String,
+                       problem: (String) -> String?) throws(ContainersError) -> [BackupEntry] {
+        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: reason) }
         var entries: [BackupEntry] = []
         entries.reserveCapacity(items.count)
         var directories: Set<String> = [""]
@@ -192,7 +240,7 @@ public struct BackupManifest: Equatable, Sendable {
                 guard case .integer(let v)? = d[key], range.contains(v) else { throw damaged("\(p): \(key) is missing or out of range") }
                 return v
             }
-            if let reason = Self.pathProblem(p, bundleName: bundleName) { throw damaged("entry '\(p)' \(reason)") }
+            if let reason = problem(p) { throw damaged("entry '\(label)\(p)' \(reason)") }
             guard seen.insert(p).inserted else { throw damaged("entry '\(p)' appears twice") }
             guard directories.contains(Self.parent(p)) else { throw damaged("entry '\(p)' is not inside a directory listed before it") }
             let mode = UInt32(try int("Mode", 0...0o7777))
@@ -217,10 +265,7 @@ public struct BackupManifest: Equatable, Sendable {
                 throw damaged("\(p): Type is not directory, file or symlink")
             }
         }
-        self.init(bundleIdentifier: id, bundleName: bundleName, version: try string("CFBundleVersion"),
-                  shortVersion: { if case .string(let s)? = body["CFBundleShortVersionString"] { return s }; return nil }(),
-                  deviceIdentifier: try string("DeviceIdentifier"), creationTime: created,
-                  entries: entries, participants: participants)
+        return entries
     }
 
     /// Why `path` cannot be an entry of a backup, or `nil` when it can: it
@@ -229,15 +274,39 @@ public struct BackupManifest: Equatable, Sendable {
     /// (`Library/Keychains` is allowed: backups taken before it was left
     /// out hold it, and a restore skips it; see ``isRestored(_:)``.)
     static func pathProblem(_ path: String, bundleName: String) -> String? {
-        if path.isEmpty || path.utf8.count > 4096 || path.contains("\0") { return "is not a valid path" }
+        if let problem = syntaxProblem(path, inside: "the home") { return problem }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        if parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.utf8.count > 255 }) {
-            return "is not a relative path inside the home"
-        }
         if parts[0] == "tmp" || parts[0] == Substring(bundleName) || (parts.count > 1 && parts[0] == "Library" && parts[1] == "Caches") {
             return "is in a directory that is never backed up"
         }
         return nil
+    }
+
+    /// Why `path` cannot be an entry of a group container in a backup:
+    /// the same path rules, and outside `Library/Caches` and the
+    /// container's identity file.
+    static func groupPathProblem(_ path: String) -> String? {
+        if let problem = syntaxProblem(path, inside: "the group's container") { return problem }
+        if isExcludedFromGroup(path) { return "is never backed up" }
+        return nil
+    }
+
+    /// Why `path` is not a relative path without `.`, `..` or empty
+    /// components (`nil` when it is one).
+    static func syntaxProblem(_ path: String, inside place: String) -> String? {
+        if path.isEmpty || path.utf8.count > 4096 || path.contains("\0") { return "is not a valid path" }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.utf8.count > 255 }) {
+            return "is not a relative path inside \(place)"
+        }
+        return nil
+    }
+
+    /// Whether the entry `relativePath` of a group container is left out
+    /// of backups: `Library/Caches`, and the identity file (a restore writes
+    /// its own).
+    static func isExcludedFromGroup(_ relativePath: String) -> Bool {
+        relativePath == "Library/Caches" || relativePath.hasPrefix("Library/Caches/") || relativePath == GroupContainer.identityFileName
     }
 
     /// The directory part of a relative path (`""` for a top-level item).

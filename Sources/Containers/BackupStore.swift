@@ -108,7 +108,7 @@ public struct BackupStore: Sendable {
         guard folderID == manifest.bundleIdentifier else {
             throw .backupOfAnotherApp(path: path, found: manifest.bundleIdentifier.rawValue, expected: folderID.rawValue)
         }
-        for e in manifest.entries {
+        for e in manifest.allEntries {
             guard case .file(let hash, let size) = e.kind else { continue }
             var st = stat()
             guard lstat(store.objectPath(hash), &st) == 0, st.st_mode & S_IFMT == S_IFREG else {

@@ -104,9 +104,29 @@ extension ContainerManager {
             }
         }
 
+        // The app's groups in the backup: restored into a new container
+        // unless another installed app shares the group's live container.
+        let declared = bundle?.groups ?? previous!.groups
+        var groupNotes: [String] = []
+        var restoredGroups: [AppGroupIdentifier: String] = [:]
+        for group in manifest.groups.keys.sorted() {
+            guard declared.contains(group) else {
+                groupNotes.append("app group \(group): the app no longer declares it; its data in the backup was not restored")
+                continue
+            }
+            let others = current.sortedEntries.filter { $0.bundleIdentifier != manifest.bundleIdentifier && $0.groups.contains(group) }
+            if !others.isEmpty && current.groups[group] != nil {
+                let names = others.map(\.bundleIdentifier.rawValue).joined(separator: ", ")
+                groupNotes.append("app group \(group): kept as it is, since \(names) also use\(others.count == 1 ? "s" : "") it; the backup's copy was not restored")
+                continue
+            }
+            restoredGroups[group] = makeUUID()
+        }
+
         let uuid = makeUUID()
         let home = layout.home(uuid: uuid, bundleName: bundleName)
         var created = false
+        var createdGroups: [String] = []
         var files = 0
         var bytes = 0
         do throws(ContainersError) {
@@ -117,54 +137,55 @@ extension ContainerManager {
                 _ = try TreeOperations.copyReadOnly(bundleSource, to: home.app)
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
             }
-            var directories = [home.path, home.library]
-            for e in manifest.entries where BackupManifest.isRestored(e.path) {
-                let target = home.path + "/" + e.path
-                switch e.kind {
-                case .directory:
-                    try containersErrors { try TreeOperations.makeDirectory(target) }
-                    directories.append(target)
-                case .symlink(let linkTarget):
-                    try containersErrors {
-                        guard symlink(linkTarget, target) == 0 else { throw SystemError("symlink", path: target, errno: errno) }
-                    }
-                case .file(let hash, let size):
-                    guard try containersErrors({ try Self.materialize(store.objectPath(hash), to: target, entry: e) }) == hash else {
-                        throw damaged("\(e.path) does not match its checksum")
-                    }
-                    files += 1
-                    bytes += size
-                }
-            }
-            try containersErrors { for dir in directories.reversed() { TreeOperations.syncDirectory(dir) } }
+            try materialize(manifest.entries.filter { BackupManifest.isRestored($0.path) }, into: home.path, label: "",
+                            from: store, manifestPath: manifestPath, files: &files, bytes: &bytes)
             TreeOperations.syncDirectory(layout.applicationsDirectory)
+            for (group, groupUUID) in restoredGroups.sorted(by: { $0.key < $1.key }) {
+                let container = layout.groupContainer(uuid: groupUUID)
+                try containersErrors {
+                    try FileSystem.makeDirectories(layout.groupsDirectory)
+                    guard mkdir(container.path, 0o700) == 0 else { throw SystemError("mkdir", path: container.path, errno: errno) }
+                    createdGroups.append(container.path)
+                    for dir in container.standardDirectories { try TreeOperations.makeDirectory(dir) }
+                    try container.writeIdentity(group)
+                }
+                try materialize(manifest.groups[group]!, into: container.path, label: group.rawValue + ":",
+                                from: store, manifestPath: manifestPath, files: &files, bytes: &bytes)
+            }
+            if !createdGroups.isEmpty { TreeOperations.syncDirectory(layout.groupsDirectory) }
         } catch {
             if created { try? TreeOperations.remove(home.path) }
+            for path in createdGroups { try? TreeOperations.remove(path) }
             throw error
         }
 
         // The app groups a given bundle declares that have no container yet.
         var newGroups: [AppGroupIdentifier: String] = [:]
-        for group in bundle?.groups ?? [] where current.groups[group] == nil { newGroups[group] = makeUUID() }
+        for group in bundle?.groups ?? [] where current.groups[group] == nil && restoredGroups[group] == nil { newGroups[group] = makeUUID() }
 
         // The commit point.
         var entry: RegistryEntry
         if let bundle { entry = makeEntry(bundle, uuid: uuid) } else { entry = previous!; entry.homeUUID = uuid }
         current.entries[entry.bundleIdentifier] = entry
+        let replacedGroups = restoredGroups.keys.compactMap { current.groups[$0] }
         current.groups.merge(newGroups) { old, _ in old }
+        current.groups.merge(restoredGroups) { _, new in new }
         do {
             try createGroupContainers(newGroups)
             try registry.write(current)
         } catch {
             try? TreeOperations.remove(home.path)
             removeGroupContainers(newGroups)
+            for path in createdGroups { try? TreeOperations.remove(path) }
             throw error
         }
+        for uuid in replacedGroups { try? TreeOperations.remove(layout.groupContainer(uuid: uuid).path) }
+        if !replacedGroups.isEmpty { TreeOperations.syncDirectory(layout.groupsDirectory) }
 
         var report = RestoreReport(manifestPath: manifestPath, manifest: manifest, previous: previous, entry: entry, home: home,
                                    filesRestored: files, bytesRestored: bytes,
                                    fromAnotherDevice: (try? hostIdentifier()) != manifest.deviceIdentifier,
-                                   notes: [], participantFailures: [])
+                                   notes: groupNotes, participantFailures: [])
         if let previous {
             let old = layout.home(uuid: previous.homeUUID, bundleName: previous.bundleName)
             do {
@@ -190,6 +211,33 @@ extension ContainerManager {
         return report
     }
 
+    /// Recreates `entries` (parents first) under `top`, copying each file
+    /// from its object and checking its hash; `fsync`s the directories.
+    /// `label` prefixes paths in messages (`group.x:` for a group's).
+    private func materialize(_ entries: [BackupEntry], into top: String, label: String, from store: BackupStore,
+                             manifestPath: String, files: inout Int, bytes: inout Int) throws(ContainersError) {
+        var directories = [top, top + "/Library"]
+        for e in entries {
+            let target = top + "/" + e.path
+            switch e.kind {
+            case .directory:
+                try containersErrors { try TreeOperations.makeDirectory(target) }
+                directories.append(target)
+            case .symlink(let linkTarget):
+                try containersErrors {
+                    guard symlink(linkTarget, target) == 0 else { throw SystemError("symlink", path: target, errno: errno) }
+                }
+            case .file(let hash, let size):
+                guard try containersErrors({ try Self.materialize(store.objectPath(hash), to: target, entry: e) }) == hash else {
+                    throw .backupDamaged(path: manifestPath, reason: "\(label)\(e.path) does not match its checksum")
+                }
+                files += 1
+                bytes += size
+            }
+        }
+        try containersErrors { for dir in directories.reversed() { TreeOperations.syncDirectory(dir) } }
+    }
+
     /// Copies the object at `object` to a new file `target` with the
     /// entry's mode and modification time, `fsync`s it, and returns the
     /// hash of what was copied.
@@ -212,7 +260,7 @@ extension ContainerManager {
     public func verifyBackup(at manifestPath: String) throws(ContainersError) -> BackupManifest {
         let (store, manifest) = try BackupStore.openBackup(manifestPath)
         var checked: Set<ContentHash> = []
-        for e in manifest.entries {
+        for e in manifest.allEntries {
             guard case .file(let hash, _) = e.kind, checked.insert(hash).inserted else { continue }
             let hasher = ContentHasher()
             try containersErrors {
