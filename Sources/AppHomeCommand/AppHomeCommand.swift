@@ -94,6 +94,7 @@ public struct AppHomeCommand {
         case "backup": try backup(args)
         case "restore": return try restore(args)
         case "backups": return try listBackups(args)
+        case "prune-backups": return try pruneBackups(args)
         default: throw CommandFailure.usage("unknown verb '\(verb)'")
         }
         return 0

@@ -136,6 +136,32 @@ extension AppHomeCommand {
         return damaged == 0 ? 0 : 1
     }
 
+    /// `prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]`: 1
+    /// when stored files could not be collected.
+    func pruneBackups(_ args: [String]) throws -> Int32 {
+        let parsed = try scan(args, options: ["--from", "--keep"], flags: ["--dry-run"])
+        guard let text = parsed.values["--keep"] else {
+            throw CommandFailure.usage("prune-backups needs --keep N: how many of each app's newest backups to keep")
+        }
+        guard let keep = Int(text), keep >= 1 else {
+            throw CommandFailure.usage("option --keep needs a whole number of at least 1, not '\(text)'")
+        }
+        let dryRun = parsed.flags.contains("--dry-run")
+        let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
+        let id = try ops.first.map { try BundleIdentifier($0) }
+        let report = try manager.pruneBackups(in: parsed.values["--from"], of: id, keep: keep, dryRun: dryRun)
+        let verb = dryRun ? "would remove" : "removed"
+        for path in report.removedManifests { console.out("\(verb) \(path)\n") }
+        if let reason = report.objectsKeptBecause {
+            console.out("\(verb) \(Self.count(report.removedManifests.count, "backup")); no stored file was removed\n")
+            console.err("apphome: stored files were not collected, since a remaining backup cannot be read: \(reason)\n")
+            return 1
+        }
+        console.out("\(verb) \(Self.count(report.removedManifests.count, "backup")) and \(Self.count(report.removedObjects, "stored file")) "
+                    + "that no remaining backup needs (\(report.bytesFreed) bytes)\n")
+        return 0
+    }
+
     /// `1 file`, `2 files`.
     static func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
 }

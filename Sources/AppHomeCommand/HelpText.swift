@@ -24,7 +24,8 @@ enum HelpText {
       clean-tmp                          empty tmp/ of every app that is not running
       backup <bundle-id>|--all [--to DIR] [--password-stdin]
                                          back up an app's home (not its bundle, Library/Caches
-                                         or tmp), incrementally, into DIR (default <root>/Backups);
+                                         or tmp) and its app groups' containers, incrementally,
+                                         into DIR (default <root>/Backups);
                                          --password-stdin reads a backup password (one line) that
                                          lets migratable keychain items restore on another device
       restore <backup> [--from DIR] [--app <Name.app>] [--password-stdin]
@@ -35,6 +36,9 @@ enum HelpText {
       backups [<bundle-id>] [--from DIR] [--verify]
                                          list backups; --verify reads every stored file
                                          and checks it against its checksum
+      prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]
+                                         keep each app's N newest backups; remove the older
+                                         ones and the stored files no remaining backup needs
       help                               print this help
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,

@@ -115,6 +115,9 @@ import Containers
         (["restore", "a.b", "--app", "/nowhere/X.app"], 1,
          "apphome: cannot use bundle /nowhere/X.app: it is not a directory; nothing was changed\n"),
         (["backups", "a.b", "c.d"], 255, "apphome: unexpected argument 'c.d'\n"),
+        (["prune-backups"], 255, "apphome: prune-backups needs --keep N: how many of each app's newest backups to keep\n"),
+        (["prune-backups", "--keep", "0"], 255, "apphome: option --keep needs a whole number of at least 1, not '0'\n"),
+        (["prune-backups", "--keep", "x"], 255, "apphome: option --keep needs a whole number of at least 1, not 'x'\n"),
     ] as [([String], Int32, String)])
     func errorsHaveFixedMessagesAndStatuses(_ args: [String], _ status: Int32, _ firstLine: String) {
         let w = World()
@@ -131,6 +134,28 @@ import Containers
         #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR] [--password-stdin]\n"))
         #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>] [--password-stdin]\n"))
         #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] [--verify]\n"))
+        #expect(out.contains("\n  prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]\n"))
+    }
+
+    @Test func pruneBackupsKeepsTheNewestAndSaysWhatItRemoved() throws {
+        let w = World()
+        let home = try installed(w)
+        #expect(w.apphome("backup", "com.example.ScaryBugs").status == 0)
+        try Data("a scarier bug\n".utf8).write(to: URL(fileURLWithPath: home + "/Documents/bug1.txt"))
+        #expect(w.apphome("backup", "com.example.ScaryBugs").status == 0)
+        // Oldest first, in the store's order (a second backup in the same second is <stamp>-2).
+        let paths = try BackupStore(directory: w.root + "/Backups").manifests(of: BundleIdentifier("com.example.ScaryBugs"))
+        try #require(paths.count == 2)
+        let oldest = paths[0]
+        let dry = w.apphome("prune-backups", "--keep", "1", "--dry-run")
+        #expect(dry.status == 0 && dry.err.isEmpty)
+        #expect(dry.out == "would remove \(oldest)\nwould remove 1 backup and 1 stored file that no remaining backup needs (12 bytes)\n")
+        #expect(manifests(w.root + "/Backups").count == 2)
+        let r = w.apphome("prune-backups", "--keep", "1")
+        #expect(r.status == 0 && r.err.isEmpty)
+        #expect(r.out == "removed \(oldest)\nremoved 1 backup and 1 stored file that no remaining backup needs (12 bytes)\n")
+        #expect(try BackupStore(directory: w.root + "/Backups").manifests(of: BundleIdentifier("com.example.ScaryBugs")) == [paths[1]])
+        #expect(w.apphome("backups", "--verify").status == 0)
     }
 }
 
