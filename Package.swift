@@ -26,7 +26,7 @@ let package = Package(
         .systemLibrary(name: "CXattr"),
         .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
         .target(name: "AppHomeCommand", dependencies: ["Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
-        .executableTarget(name: "apphome", dependencies: ["AppHomeCommand"]),
+        .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "Keychain"]),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
         .target(name: "Keychain", dependencies: ["CSodium", "Preferences", "PropertyList", "Containers"]),
@@ -35,7 +35,7 @@ let package = Package(
         // The client API: an app's keychain through prefsd when it answers, else the files.
         .target(name: "KeychainClient", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .target(name: "SecurityCommand", dependencies: ["Keychain", "KeychainClient", "Containers", "CommandSupport", "AppHomeCommand", "PropertyList"]),
-        .executableTarget(name: "security", dependencies: ["SecurityCommand", "KeychainSecretService"]),
+        .executableTarget(name: "security", dependencies: ["SecurityCommand", "Keychain", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["Preferences", "PropertyList"]),
@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
-        .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "PropertyList"]),
+        .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security", "PrefsService"]),

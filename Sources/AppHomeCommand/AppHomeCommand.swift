@@ -16,6 +16,8 @@ public struct AppHomeCommand {
     let environment: AppHomeEnvironment
     let console: Console
     let hookTimeout: Double
+    /// Asks for a backup password on the terminal (`--password`).
+    let prompter: (any SecretPrompter)?
     /// Measures free space for `purge-caches`; tests pass their own.
     let freeBytes: (String) throws(SystemError) -> UInt64
 
@@ -30,8 +32,9 @@ public struct AppHomeCommand {
     ///   - hookTimeout: seconds each uninstall hook may run.
     ///   - freeBytes: measures the free space `purge-caches` aims for;
     ///     `statvfs` by default.
+    ///   - prompter: asks for a backup password (`--password`); `nil`: no terminal.
     public static func run(_ arguments: [String], environment: AppHomeEnvironment, console: Console,
-                           hookTimeout: Double = 10,
+                           prompter: (any SecretPrompter)? = nil, hookTimeout: Double = 10,
                            freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Int32 {
         do {
             var rest = arguments[...]
@@ -64,7 +67,7 @@ public struct AppHomeCommand {
                 manager.stepHook = { done throws(ContainersError) in if done == step { kill(getpid(), SIGKILL) } }
             }
             let command = AppHomeCommand(manager: manager, environment: environment,
-                                         console: console, hookTimeout: hookTimeout, freeBytes: freeBytes)
+                                         console: console, hookTimeout: hookTimeout, prompter: prompter, freeBytes: freeBytes)
             return try command.perform(verb, Array(rest))
         } catch let failure as CommandFailure {
             return failure.report(command: "apphome", usage: HelpText.full, to: console)

@@ -28,10 +28,26 @@ extension AppHomeCommand {
         return (operands, values, set)
     }
 
-    /// The backup password read from standard input when `--password-stdin`
-    /// was given: the first line, without its line ending, in secure memory.
-    /// Never from argv or the environment.
-    func backupSecrets(_ flags: Set<String>) throws(CommandFailure) -> BackupSecrets {
+    /// The backup password: from standard input with `--password-stdin`
+    /// (the first line, without its line ending), or asked for on the
+    /// terminal with `--password` (twice when `confirm`, for a backup).
+    /// Always in secure memory; never from argv or the environment.
+    func backupSecrets(_ flags: Set<String>, confirm: Bool) throws(CommandFailure) -> BackupSecrets {
+        if flags.contains("--password-stdin") && flags.contains("--password") {
+            throw .usage("give either --password or --password-stdin, not both")
+        }
+        if flags.contains("--password") {
+            guard let prompter, let first = prompter.readSecret(prompt: "Backup password: ") else {
+                throw .usage("--password asks on the terminal, and there is none; use --password-stdin")
+            }
+            guard first.count > 0 else { throw .failure("the backup password is empty; nothing was done") }
+            if confirm {
+                guard let again = prompter.readSecret(prompt: "Backup password again: "), again.constantTimeEquals(first) else {
+                    throw .failure("the two backup passwords differ; nothing was done")
+                }
+            }
+            return BackupSecrets(password: first)
+        }
         guard flags.contains("--password-stdin") else { return .none }
         var bytes = console.readStandardInput()
         defer { SecureBytes.wipe(&bytes) }
@@ -41,17 +57,24 @@ extension AppHomeCommand {
         return BackupSecrets(password: bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<end])) })
     }
 
-    /// `backup <bundle-id>|--all [--to DIR] [--password-stdin]`.
+    /// `backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]`.
     func backup(_ args: [String]) throws {
-        let parsed = try scan(args, options: ["--to"], flags: ["--all", "--password-stdin"])
+        let parsed = try scan(args, options: ["--to"], flags: ["--all", "--password-stdin", "--password"])
         let reports: [ContainerManager.BackupReport]
+        // The arguments are checked before a password is asked for.
+        let id: BundleIdentifier?
         if parsed.flags.contains("--all") {
             if let extra = parsed.operands.first { throw CommandFailure.usage("unexpected argument '\(extra)' with --all") }
-            reports = try manager.backupAll(to: parsed.values["--to"], secrets: try backupSecrets(parsed.flags))
-            if reports.isEmpty { console.out("no apps installed; nothing to back up\n") }
+            id = nil
         } else {
-            let id = try BundleIdentifier(try operands(parsed.operands, ["bundle identifier or --all"])[0])
-            reports = [try manager.backup(id, to: parsed.values["--to"], secrets: try backupSecrets(parsed.flags))]
+            id = try BundleIdentifier(try operands(parsed.operands, ["bundle identifier or --all"])[0])
+        }
+        let secrets = try backupSecrets(parsed.flags, confirm: true)
+        if let id {
+            reports = [try manager.backup(id, to: parsed.values["--to"], secrets: secrets)]
+        } else {
+            reports = try manager.backupAll(to: parsed.values["--to"], secrets: secrets)
+            if reports.isEmpty { console.out("no apps installed; nothing to back up\n") }
         }
         for r in reports {
             let m = r.manifest
@@ -62,15 +85,18 @@ extension AppHomeCommand {
             for path in r.skipped {
                 console.err("apphome: warning: \(m.bundleIdentifier): \(path) is not a file, directory or link, or its name is not UTF-8; not backed up\n")
             }
+            if secrets.password != nil && m.participants["keychain"] == nil {
+                console.out("note: \(m.bundleIdentifier) has no keychain items; the backup password protects nothing in this backup\n")
+            }
         }
     }
 
-    /// `restore <backup> [--from DIR] [--app Name.app] [--password-stdin]`:
+    /// `restore <backup> [--from DIR] [--app Name.app] [--password | --password-stdin]`:
     /// `<backup>` is a manifest path or a bundle id (its newest backup).
     func restore(_ args: [String]) throws -> Int32 {
-        let parsed = try scan(args, options: ["--from", "--app"], flags: ["--password-stdin"])
-        let secrets = try backupSecrets(parsed.flags)
+        let parsed = try scan(args, options: ["--from", "--app"], flags: ["--password-stdin", "--password"])
         let given = try operands(parsed.operands, ["backup (a manifest path or a bundle identifier)"])[0]
+        let secrets = try backupSecrets(parsed.flags, confirm: false)
         let report: ContainerManager.RestoreReport
         do {
             let bundle = try parsed.values["--app"].map { try AppBundle(path: $0) }
@@ -90,6 +116,9 @@ extension AppHomeCommand {
         console.out("from \(report.manifestPath): backup of \(m.displayVersion) taken \(Self.iso8601(m.creationTime)) \(device)\n")
         console.out("\(Self.count(report.filesRestored, "file")), \(report.bytesRestored) bytes; Library/Caches and tmp start empty\n")
         for note in report.notes { console.out("note: \(note)\n") }
+        if secrets.password != nil && m.participants["keychain"] == nil {
+            console.out("note: the backup holds no keychain items; the backup password was not needed\n")
+        }
         if let leftover = report.leftoverHome {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
         }

@@ -22,13 +22,14 @@ enum HelpText {
                                          oldest first, until BYTES are free (all of them
                                          without a target)
       clean-tmp                          empty tmp/ of every app that is not running
-      backup <bundle-id>|--all [--to DIR] [--password-stdin]
+      backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]
                                          back up an app's home (not its bundle, Library/Caches
                                          or tmp) and its app groups' containers, incrementally,
                                          into DIR (default <root>/Backups);
-                                         --password-stdin reads a backup password (one line) that
+                                         a backup password (asked twice on the terminal with
+                                         --password; one line of stdin with --password-stdin)
                                          lets migratable keychain items restore on another device
-      restore <backup> [--from DIR] [--app <Name.app>] [--password-stdin]
+      restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin]
                                          restore a backup (a manifest path, or a bundle id for its
                                          newest backup in DIR) into a new home; --app installs the
                                          bundle too; a damaged backup or a wrong backup password

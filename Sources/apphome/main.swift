@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AppHomeCommand
 import CommandSupport
+import Keychain
 
 var variables: [String: String] = [:]
 var cursor = environ
@@ -11,6 +12,7 @@ while let entry = cursor.pointee, let pair = Optional(String(cString: entry)), l
     cursor += 1
 }
 let console = ProcessConsole()
-let status = AppHomeCommand.run(Array(CommandLine.arguments.dropFirst()), environment: AppHomeEnvironment(variables: variables), console: console)
+let status = AppHomeCommand.run(Array(CommandLine.arguments.dropFirst()), environment: AppHomeEnvironment(variables: variables), console: console,
+                                prompter: TerminalPrompter())
 console.flush()
 exit(status)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CommandSupport
+import Keychain
 import KeychainSecretService
 import SecurityCommand
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import AppHomeCommand
 import Containers
+import Keychain
 
 @Suite struct BackupCommandTests {
     /// Installs ScaryBugs 1.0 with a document; returns its home.
@@ -131,8 +132,8 @@ import Containers
 
     @Test func helpListsTheBackupVerbs() {
         let out = World().apphome("help").out
-        #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR] [--password-stdin]\n"))
-        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>] [--password-stdin]\n"))
+        #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]\n"))
+        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin]\n"))
         #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] [--verify]\n"))
         #expect(out.contains("\n  prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]\n"))
     }
@@ -160,10 +161,58 @@ import Containers
 }
 
 extension World {
-    func apphome(_ args: [String]) -> Result {
+    func apphome(_ args: [String], prompter: (any SecretPrompter)? = nil) -> Result {
         let console = CapturingConsole()
         let status = AppHomeCommand.run(["--root", root] + args, environment: AppHomeEnvironment(variables: ["PATH": "/usr/bin:/bin"]),
-                                        console: console)
+                                        console: console, prompter: prompter)
         return Result(status: status, out: console.standardOutput, err: console.standardError)
+    }
+}
+
+/// Answers password prompts from a list, recording the prompts.
+final class Answers: SecretPrompter {
+    var answers: [String]
+    var asked: [String] = []
+    init(_ answers: [String]) { self.answers = answers }
+    func readSecret(prompt: String) -> SecureBytes? {
+        asked.append(prompt)
+        return answers.isEmpty ? nil : SecureBytes(utf8: answers.removeFirst())
+    }
+}
+
+extension BackupCommandTests {
+    @Test func theBackupPasswordIsAskedTwiceForABackupAndOnceForARestore() throws {
+        let w = World()
+        _ = try installed(w)
+        let id = "com.example.ScaryBugs"
+        let noTerminal = w.apphome(["backup", id, "--password"])
+        #expect(noTerminal.status == 255 && noTerminal.err.hasPrefix("apphome: --password asks on the terminal, and there is none; use --password-stdin\n"))
+        let both = w.apphome(["backup", id, "--password", "--password-stdin"], prompter: Answers([]))
+        #expect(both.status == 255 && both.err.hasPrefix("apphome: give either --password or --password-stdin, not both\n"))
+        let typo = Answers(["correct horse", "correct hose"])
+        let differ = w.apphome(["backup", id, "--password"], prompter: typo)
+        #expect(differ.status == 1 && differ.err == "apphome: the two backup passwords differ; nothing was done\n")
+        #expect(typo.asked == ["Backup password: ", "Backup password again: "])
+        #expect(manifests(w.root + "/Backups").isEmpty)
+
+        let nothing = w.apphome(["backup", id, "--password"], prompter: Answers(["correct horse", "correct horse"]))
+        #expect(nothing.status == 0 && nothing.out.hasSuffix("note: \(id) has no keychain items; the backup password protects nothing in this backup\n"))
+
+        // An item for the password to protect.
+        let manager = ContainerManager(root: w.root)
+        let context = try KeychainContext(installed: try manager.entry(for: BundleIdentifier(id)), layout: manager.layout)
+        var item = ItemAttributes(itemClass: .genericPassword)
+        item.service = "sync.example.com"
+        item.account = "ray"
+        try Keychain(root: w.root, policy: AppHomeEnvironment(variables: ["PATH": "/usr/bin:/bin"]).keychainKeyPolicy, now: ContainerManager.systemClock)
+            .add(item, data: SecureBytes(utf8: "s3cret"), context: context)
+        let made = w.apphome(["backup", id, "--password"], prompter: Answers(["correct horse", "correct horse"]))
+        #expect(made.status == 0 && !made.out.contains("note:"), "\(made)")
+        let wrong = Answers(["correct horsf"])
+        let refused = w.apphome(["restore", id, "--password"], prompter: wrong)
+        #expect(wrong.asked == ["Backup password: "])
+        #expect(refused.status == 1 && refused.err == "apphome: keychain refused to restore \(id): the backup password is wrong; nothing was changed\n", "\(refused)")
+        let right = w.apphome(["restore", id, "--password"], prompter: Answers(["correct horse"]))
+        #expect(right.status == 0, "\(right)")
     }
 }

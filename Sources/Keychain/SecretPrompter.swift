@@ -1,10 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Keychain
 
-/// Where `security` gets a new secret when it is not piped in: a prompt
-/// on the terminal with echo off. Tests pass their own.
+/// Where `security` gets a new secret, and `apphome` a backup password,
+/// when it is not piped in: a prompt on the terminal with echo off. Tests
+/// pass their own.
 public protocol SecretPrompter: AnyObject {
     /// Shows `prompt` and reads one line without echo, or `nil` when there
     /// is no terminal.
