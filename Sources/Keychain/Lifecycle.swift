@@ -132,16 +132,18 @@ extension Keychain {
     ///
     /// - Throws: ``KeychainError/wrongBackupPassword`` when it does not
     ///   open the payload's check value.
-    static func backupKey(_ payload: BackupPayload, password: SecureBytes?) throws(KeychainError) -> SecureBytes? {
+    static func backupKey(_ payload: BackupPayload, password: SecureBytes?, keys: DerivedKeyCache? = nil) throws(KeychainError) -> SecureBytes? {
         guard let password, let stored = payload.password else { return nil }
-        let key = try stored.parameters.deriveKey(password)
+        let key: SecureBytes
+        if let keys { key = try keys.key(password, stored.parameters) } else { key = try stored.parameters.deriveKey(password) }
         guard Sodium.open(stored.check, key: key, ad: passwordCheckAD()) != nil else { throw .wrongBackupPassword }
         return key
     }
 
     /// Refuses a `password` that does not open `payload` (before a restore changes anything).
-    func checkRestore(payload: [UInt8], password: SecureBytes?, weakKDFForTesting: Bool = false) throws(KeychainError) {
-        _ = try Self.backupKey(try Self.decodeBackupPayload(payload, weakKDFForTesting: weakKDFForTesting), password: password)
+    func checkRestore(payload: [UInt8], password: SecureBytes?, keys: DerivedKeyCache? = nil,
+                      weakKDFForTesting: Bool = false) throws(KeychainError) {
+        _ = try Self.backupKey(try Self.decodeBackupPayload(payload, weakKDFForTesting: weakKDFForTesting), password: password, keys: keys)
     }
 
     /// Restores a payload from ``backupPayload(groups:password:kdf:)`` for
@@ -154,11 +156,11 @@ extension Keychain {
     ///   are restored (sealed again under this device's keys) and the
     ///   ThisDeviceOnly ones skipped; without it, all are skipped.
     /// - A wrong password: ``KeychainError/wrongBackupPassword``, nothing changed.
-    func restore(payload: [UInt8], context: KeychainContext, password: SecureBytes? = nil,
+    func restore(payload: [UInt8], context: KeychainContext, password: SecureBytes? = nil, keys: DerivedKeyCache? = nil,
                  weakKDFForTesting: Bool = false) throws(KeychainError) -> [String] {
         let where_ = "keychain backup payload"
         let decoded = try Self.decodeBackupPayload(payload, weakKDFForTesting: weakKDFForTesting)
-        let key = try Self.backupKey(decoded, password: password)
+        let key = try Self.backupKey(decoded, password: password, keys: keys)
         let app = context.bundleIdentifier
         var notes: [String] = []
         if password != nil && decoded.password == nil {
@@ -253,6 +255,8 @@ public struct KeychainParticipant: AppDataParticipant {
     /// Backups use libsodium's minimum Argon2id costs and restores accept
     /// them: for tests only.
     let weakKDFForTesting: Bool
+    /// The backup key a restore's check derived, reused by the restore.
+    let derivedKeys = DerivedKeyCache()
 
     public init(root: String, policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) {
         self.init(root: root, policy: policy, now: now, weakKDFForTesting: false)
@@ -300,11 +304,12 @@ public struct KeychainParticipant: AppDataParticipant {
     }
 
     public func checkRestore(_ payload: [UInt8], secrets: BackupSecrets) throws {
-        try keychain().checkRestore(payload: payload, password: try password(secrets), weakKDFForTesting: weakKDFForTesting)
+        try keychain().checkRestore(payload: payload, password: try password(secrets), keys: derivedKeys, weakKDFForTesting: weakKDFForTesting)
     }
 
     public func restore(_ payload: [UInt8], for entry: RegistryEntry, secrets: BackupSecrets) throws -> [String] {
         let context = try KeychainContext(installed: entry, layout: ContainerLayout(root: root))
-        return try keychain().restore(payload: payload, context: context, password: try password(secrets), weakKDFForTesting: weakKDFForTesting)
+        return try keychain().restore(payload: payload, context: context, password: try password(secrets), keys: derivedKeys,
+                                      weakKDFForTesting: weakKDFForTesting)
     }
 }

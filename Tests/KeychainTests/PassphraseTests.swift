@@ -46,4 +46,18 @@ import PropertyList
         q.salt[0] ^= 1
         #expect(!a.constantTimeEquals(try q.deriveKey(secret("correct horse"))))
     }
+
+    @Test func theCacheDerivesOncePerPassphraseAndParameters() throws {
+        let p = try PassphraseParameters(plist: stored(ops: 1, mem: 8192), belowFloorForTesting: true)
+        let cache = DerivedKeyCache()
+        let first = try cache.key(secret("correct horse"), p)
+        // The same passphrase in another buffer: the same key object, not a second derivation.
+        #expect(try cache.key(secret("correct horse"), p) === first)
+        #expect(first.constantTimeEquals(try p.deriveKey(secret("correct horse"))))
+        let other = try cache.key(secret("correct horsf"), p)
+        #expect(other !== first && !other.constantTimeEquals(first))
+        var q = p
+        q.salt[0] ^= 1
+        #expect(try cache.key(secret("correct horse"), q) !== first)
+    }
 }

@@ -1,5 +1,6 @@
 import CSodium
 import PropertyList
+import Synchronization
 
 /// Argon2id parameters for a key made from a human passphrase (the
 /// building block of an optional backup password). Device and group keys
@@ -72,6 +73,29 @@ public struct PassphraseParameters: Equatable, Sendable {
             }
         }
         guard rc == 0 else { throw .invalidParameter("Argon2id could not run (out of memory for memlimit \(memLimit / 1_048_576) MiB?)") }
+        return key
+    }
+}
+
+/// Keys derived from passphrases, kept so that one restore runs Argon2id
+/// once (its check derives the key, the restore itself reuses it). An
+/// entry matches only the same parameters and the same passphrase
+/// (compared in constant time); keys stay in secure memory and go with the
+/// cache.
+public final class DerivedKeyCache: Sendable {
+    private let entries = Mutex<[(parameters: PassphraseParameters, passphrase: SecureBytes, key: SecureBytes)]>([])
+
+    public init() {}
+
+    /// The key for `passphrase` under `parameters`, derived now or earlier.
+    public func key(_ passphrase: SecureBytes, _ parameters: PassphraseParameters) throws(KeychainError) -> SecureBytes {
+        let known = entries.withLock { list in
+            list.first { $0.parameters == parameters && $0.passphrase.constantTimeEquals(passphrase) }?.key
+        }
+        if let known { return known }
+        let key = try parameters.deriveKey(passphrase)
+        let copy = passphrase.prefix(passphrase.count)
+        entries.withLock { $0.append((parameters, copy, key)) }
         return key
     }
 }
