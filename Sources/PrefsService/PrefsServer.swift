@@ -360,14 +360,55 @@ public final class PrefsServer {
     // MARK: - Domains and the cache
 
     /// Re-reads the registry when its file changed, so that an installed
-    /// app's domain goes to its home.
+    /// app's domain goes to its home; subscriptions whose domain now lives
+    /// elsewhere follow it (``followMovedDomains()``).
     private func refreshResolverIfNeeded() {
         let layout = ContainerLayout(root: configuration.root)
+        // The registry's directory is watched, so an install or uninstall
+        // made without the service is noticed without waiting for a request.
+        if !watcher.isWatching(layout.applicationsDirectory) && !watcher.watch(layout.applicationsDirectory) {
+            _ = watcher.watch(layout.root)
+        }
         let identity = FileIdentity.of(layout.registryPath)
         if identity == registryIdentity && identity != nil { return }
         if identity == nil && registryIdentity == nil && !resolver.installedAppDomains.isEmpty { return }
         registryIdentity = identity
         resolver = DomainResolver(root: configuration.root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: configuration.root))
+        followMovedDomains()
+    }
+
+    /// After the registry changed: each subscription whose domain now
+    /// resolves to another file moves to it, and its subscriber hears the
+    /// difference between the old file's contents and the new one's (after
+    /// an install, the app's domain is the new home's, empty; after an
+    /// uninstall, the root's file again).
+    private func followMovedDomains() {
+        var moves: [String: [String: [Subscription]]] = [:]  // old path → new path → subscriptions
+        for (old, subs) in subscriptions {
+            for s in subs {
+                guard let new = try? resolver.path(for: s.address.domain, scope: s.address.scope, hostIdentifier: hostIdentifier),
+                      new != old else { continue }
+                moves[old, default: [:]][new, default: []].append(s)
+            }
+        }
+        for (old, targets) in moves.sorted(by: { $0.key < $1.key }) {
+            for (new, subs) in targets.sorted(by: { $0.key < $1.key }) {
+                let moving = Set(subs.map(\.id))
+                subscriptions[old]?.removeAll { moving.contains($0.id) }
+                if subscriptions[old]?.isEmpty == true { subscriptions[old] = nil }
+                subscriptions[new, default: []].append(contentsOf: subs)
+                for s in subs { clients[s.clientID]?.subscriptions[s.id] = new }
+                let domain = subs[0].address.domain
+                let before = (try? load(domain, path: old)) ?? nil
+                let after = (try? load(domain, path: new)) ?? nil
+                for s in subs {
+                    guard let c = clients[s.clientID],
+                          let change = DomainChange.between(before ?? [:], after ?? [:], subscription: s.id, address: s.address) else { continue }
+                    counters.notifications += 1
+                    send(c, .change(change))
+                }
+            }
+        }
     }
 
     private func hostIdentifier() throws(PreferencesError) -> String {
@@ -407,6 +448,10 @@ public final class PrefsServer {
     /// and tell subscribers what changed.
     private func handleFileEvents() {
         let paths = watcher.drain()
+        let registry = ContainerLayout(root: configuration.root).registryPath
+        if watcher.overflowed || paths.contains(registry) || paths.contains(FileSystem.parentDirectory(registry)) {
+            refreshResolverIfNeeded()
+        }
         if watcher.overflowed {
             for (path, entry) in cache where entry.valid && FileIdentity.of(path) != entry.identity { entry.valid = false; notifyExternal(path) }
             for entry in cache.values { entry.valid = false }

@@ -167,6 +167,25 @@ struct UninstallThroughPrefsdTests {
         #expect(again.status == 1 && again.stderr == direct.stderr, "\(again) vs \(direct)")
     }
 
+    @Test func aWatcherFollowsTheDomainIntoAHomeAndBackWhenAppsComeAndGoWithoutPrefsd() throws {
+        let t = try TempRoot()
+        let daemon = try TestDaemon(t)
+        let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try t.succeed(["write", Self.bundleID, "beforeInstall", "-int", "1"], env: daemon.environment)
+        let watch = try t.start(["watch", Self.bundleID], env: daemon.environment)
+        usleep(300_000)
+        // Installed without the service: the domain now lives in the new home.
+        try #require(try apphome(t, ["install", bundle], env: ["APPHOME_PREFSD": "off"]).status == 0)
+        usleep(300_000)
+        try t.succeed(["write", Self.bundleID, "maxBugs", "-int", "12"], env: daemon.environment)
+        usleep(300_000)
+        // Uninstalled without the service: the domain is the root's file again.
+        try #require(try apphome(t, ["uninstall", Self.bundleID], env: ["APPHOME_PREFSD": "off"]).status == 0)
+        usleep(500_000)
+        watch.kill(SIGKILL)
+        #expect(try watch.finish().stdout == "beforeInstall deleted\nmaxBugs = 12\nbeforeInstall = 1\nmaxBugs deleted\n")
+    }
+
     @Test func requireWithoutPrefsdLeavesTheAppInstalled() throws {
         let t = try TempRoot()
         let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
