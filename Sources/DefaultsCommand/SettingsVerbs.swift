@@ -6,9 +6,11 @@ import SettingsBundle
 
 /// Where a domain's settings schema comes from, in order: `--settings-bundle
 /// PATH`; the `Settings.bundle` of the installed app whose bundle id is the
-/// domain (`<home>/<Name>.app/Settings.bundle`); a bundle registered under
-/// the root as `Library/SettingsBundles/<domain>.bundle` (a directory or a
-/// symbolic link to one).
+/// domain (`<home>/<Name>.app/Settings.bundle`), unless its Root names an
+/// `ApplicationGroupContainerIdentifier`: then it governs that group's suite
+/// instead (the domain `group.…`), as the reference's §7 says; a bundle
+/// registered under the root as `Library/SettingsBundles/<domain>.bundle` (a
+/// directory or a symbolic link to one).
 struct SettingsSchemaLookup {
     let root: String
     let explicit: String?
@@ -19,7 +21,10 @@ struct SettingsSchemaLookup {
     /// The directory of explicitly registered bundles.
     static func registeredDirectory(root: String) -> String { root + "/Library/SettingsBundles" }
 
-    func bundle(for domain: Domain) throws -> SettingsBundle? {
+    /// The bundle whose values live in `domain` on `idiom`. With
+    /// `governing` false, an app's own bundle even when its values go to a
+    /// group's suite (what `lint <domain>` checks).
+    func bundle(for domain: Domain, idiom: Idiom = .phone, governing: Bool = true) throws -> SettingsBundle? {
         if let explicit {
             do { return try SettingsBundle(path: explicit) } catch {
                 throw CommandFailure.failure("\(error)")
@@ -27,11 +32,20 @@ struct SettingsSchemaLookup {
         }
         guard case .named(let name) = domain else { return nil }
         let layout = ContainerLayout(root: root)
+        func settingsBundle(_ e: RegistryEntry) -> SettingsBundle? {
+            try? SettingsBundle(path: layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app + "/Settings.bundle")
+        }
         if resolver?.appPreferencesDirectory(name) != nil || resolver == nil,
            let id = try? BundleIdentifier(name), let registry = try? ContainerRegistry(layout: layout).read(),
-           let e = registry.entries[id] {
-            let path = layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app + "/Settings.bundle"
-            if let b = try? SettingsBundle(path: path) { return b }
+           let e = registry.entries[id], let b = settingsBundle(e) {
+            // A bundle whose values go to a group's suite does not govern the app's domain.
+            if !governing || b.groupContainerIdentifier(idiom: idiom) == nil { return b }
+            return nil
+        }
+        if let group = try? AppGroupIdentifier(name), let registry = try? ContainerRegistry(layout: layout).read() {
+            for e in registry.sortedEntries where e.groups.contains(group) {
+                if let b = settingsBundle(e), b.groupContainerIdentifier(idiom: idiom) == group.rawValue { return b }
+            }
         }
         return try? SettingsBundle(path: Self.registeredDirectory(root: root) + "/" + name + ".bundle")
     }
@@ -50,7 +64,7 @@ extension DefaultsCommand {
     /// settings bundle. It comes from the compiled form of the bundle when
     /// that is fresh (one small file read), else from walking the bundle.
     func validator(for domain: Domain, keys: [String]) throws -> WriteValidator? {
-        guard let bundle = try schemaLookup.bundle(for: domain) else { return nil }
+        guard let bundle = try schemaLookup.bundle(for: domain, idiom: options.idiom ?? .phone) else { return nil }
         return CompiledSchemaCache(directory: Self.compiledSchemaDirectory(root: root))
             .validator(for: bundle, idiom: options.idiom ?? .phone, keys: keys)
     }
@@ -120,7 +134,7 @@ extension DefaultsCommand {
             throw Self.unexpected(extra.first { !$0.hasPrefix("-") } ?? extra.last!)
         }
         var defaults = UserDefaults(store: store, domain: domain, arguments: UserDefaults.argumentDomain(from: extra))
-        if let bundle = try schemaLookup.bundle(for: domain) {
+        if let bundle = try schemaLookup.bundle(for: domain, idiom: options.idiom ?? .phone) {
             defaults.register(settingsBundle: bundle, idiom: options.idiom ?? .phone)
         }
         guard let resolved = try defaults.resolve(key) else {
@@ -175,7 +189,7 @@ extension DefaultsCommand {
             bundle = try SettingsBundle(path: target)
         } else {
             let domain = try Domain(argument: target)
-            guard let b = try schemaLookup.bundle(for: domain) else {
+            guard let b = try schemaLookup.bundle(for: domain, governing: false) else {
                 throw CommandFailure.failure("\(target) is neither a settings bundle directory nor a domain with one")
             }
             bundle = b

@@ -61,6 +61,15 @@ public struct SettingsBundle: Sendable {
         return nil
     }
 
+    /// The app group whose suite the bundle's values go to: Root's
+    /// `ApplicationGroupContainerIdentifier` on `idiom`, or `nil` (the
+    /// app's own domain; also for a Root that cannot be read).
+    public func groupContainerIdentifier(idiom: Idiom) -> String? {
+        guard let root = readPage("Root", idiom: idiom), let page = try? PlistCodec.decode(root.bytes),
+              case .string(let group)? = page.dictionaryValue?["ApplicationGroupContainerIdentifier"], !group.isEmpty else { return nil }
+        return group
+    }
+
     /// The strings file of `table` in `lproj` on `idiom`: `table~<idiom>.strings`, then `table.strings`.
     func stringsFile(_ table: String, lproj: String, idiom: Idiom) -> String? {
         for candidate in [table + idiom.fileSuffix + ".strings", table + ".strings"] where exists(lproj + "/" + candidate) {

@@ -57,6 +57,33 @@ struct SettingsBundleEndToEndTests {
         #expect(findings[0]["file"] == "Root.plist")
     }
 
+    @Test func aBundleThatNamesAnAppGroupGovernsTheGroupsSuiteNotTheAppsDomain() throws {
+        let root = try TempRoot()
+        let app = root.workFile("ScaryBugs.app")
+        try FileManager.default.copyItem(atPath: Self.v1, toPath: app.path)
+        let group = "group.com.example.ScaryBugs"
+        for (file, key, value) in [("Info.plist", "com.apple.security.application-groups", [group] as Any),
+                                   ("Settings.bundle/Root.plist", "ApplicationGroupContainerIdentifier", group as Any)] {
+            let url = app.appendingPathComponent(file)
+            var plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil) as! [String: Any]
+            plist[key] = value
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: url)
+        }
+        try #require(try apphome(root, ["install", app.path]).status == 0)
+
+        // The group's suite is checked against the bundle and gets its defaults…
+        let refused = try root.run(["write", group, "sortOrder", "-string", "colour"])
+        #expect(refused.status == 1 && refused.stderr.contains("[SB"), "\(refused)")
+        try root.expectOutput(["read", "--effective", group, "showRatings"], "1\n(layer: registration)\n")
+        try root.succeed(["write", group, "sortOrder", "-string", "name"])
+        // …and the app's own domain is not: its settings live in the group.
+        try root.succeed(["write", Self.id, "sortOrder", "-string", "colour"])
+        let effective = try root.run(["read", "--effective", Self.id, "showRatings"])
+        #expect(effective.status == 1, "\(effective)")
+        // lint of the app's domain still finds the app's bundle.
+        #expect(try root.run(["lint", Self.id]).status == 0)
+    }
+
     @Test func strictMakesWarningsFailAndTheExampleLintsClean() throws {
         let root = try TempRoot()
         try root.expectOutput(["lint", "--strict", Self.v1 + "/Settings.bundle"], "0 error(s), 0 warning(s), 0 info(s) (--strict: warnings count as errors)\n")
