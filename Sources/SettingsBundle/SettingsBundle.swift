@@ -65,9 +65,36 @@ public struct SettingsBundle: Sendable {
     /// `ApplicationGroupContainerIdentifier` on `idiom`, or `nil` (the
     /// app's own domain; also for a Root that cannot be read).
     public func groupContainerIdentifier(idiom: Idiom) -> String? {
-        guard let root = readPage("Root", idiom: idiom), let page = try? PlistCodec.decode(root.bytes),
+        guard let root = readPage("Root", idiom: idiom) else { return nil }
+        // Every validated write asks: decode the page only when the key's
+        // name is in its bytes (binary, XML and OpenStep plists all keep an
+        // ASCII key as its plain bytes).
+        guard Self.contains(root.bytes, Self.groupKey), let page = try? PlistCodec.decode(root.bytes),
               case .string(let group)? = page.dictionaryValue?["ApplicationGroupContainerIdentifier"], !group.isEmpty else { return nil }
         return group
+    }
+
+    static let groupKey = Array("ApplicationGroupContainerIdentifier".utf8)
+
+    /// Whether `needle` (not empty) occurs in `bytes`.
+    static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { hay in
+            needle.withUnsafeBufferPointer { n in
+                guard n.count <= hay.count else { return false }
+                let first = n[0]
+                var i = 0
+                let last = hay.count - n.count
+                while i <= last {
+                    if hay[i] == first {
+                        var j = 1
+                        while j < n.count && hay[i + j] == n[j] { j += 1 }
+                        if j == n.count { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
     }
 
     /// The strings file of `table` in `lproj` on `idiom`: `table~<idiom>.strings`, then `table.strings`.
