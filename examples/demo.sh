@@ -108,6 +108,16 @@ printf '\x00' | dd of="$object" bs=1 seek=0 count=1 conv=notrunc status=none
 printf '$ %s\n' "$apphome restore com.example.ScaryBugs"
 "$apphome" restore com.example.ScaryBugs || echo "exit status: $?"
 step "$apphome" container com.example.ScaryBugs data
+echo
+echo '# pruning: keep the newest backup; the older manifest goes (the newer one names all its files, so no stored file goes)'
+step "$apphome" prune-backups --keep 1
+
+echo
+echo "# doctor: the registry is lost; doctor rebuilds it from the homes"
+rm "$root/Applications/registry.plist"
+printf '$ %s\n' "rm <root>/Applications/registry.plist"
+step "$apphome" doctor
+step "$apphome" list
 
 echo
 echo "# keychain: a ScaryBugs secret lives encrypted outside its home; only ScaryBugs sees it"
