@@ -19,19 +19,7 @@ import Testing
     }
 
     func process(_ path: String, _ args: [String], env: [String: String], stdin: String) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.environment = env
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        p.standardInput = input; p.standardOutput = out; p.standardError = err
-        try p.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        try runProcess(path, args, env: env, stdin: stdin)
     }
 
     @Test func migratableItemsMoveToAnotherDeviceOnlyWithTheBackupPassword() throws {

@@ -166,19 +166,7 @@ import Testing
 /// The real binary, as processes.
 @Suite struct SecurityProcessTests {
     func run(_ args: [String], env: [String: String], stdin: String = "") throws -> (Int32, String, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: productsDirectory() + "/security")
-        p.arguments = args
-        p.environment = env
-        let input = Pipe(), out = Pipe(), err = Pipe()
-        p.standardInput = input; p.standardOutput = out; p.standardError = err
-        try p.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        try runProcess(productsDirectory() + "/security", args, env: env, stdin: stdin)
     }
 
     @Test func notFoundExits44FromTheBinary() throws {

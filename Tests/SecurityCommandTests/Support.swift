@@ -61,3 +61,20 @@ func productsDirectory() -> String {
     }
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0 + "/security") } ?? candidates[0]
 }
+
+/// Runs the executable at `path` with `stdin` fed in; its status, stdout and stderr.
+func runProcess(_ path: String, _ args: [String], env: [String: String], stdin: String) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.environment = env
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input; p.standardOutput = out; p.standardError = err
+        try p.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}
