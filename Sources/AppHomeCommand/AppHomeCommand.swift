@@ -52,7 +52,18 @@ public struct AppHomeCommand {
                 }
             }
             guard let verb = rest.popFirst() else { throw CommandFailure.usage("missing verb") }
+            // `apphome <verb> --help` (before a `--`, after which the words are run's command).
+            let own = rest.prefix { $0 != "--" }
+            if verb != "help", own.contains("--help") || own.contains("-h"), let section = HelpText.section(for: verb) {
+                console.out(section)
+                return 0
+            }
             if verb == "help" || verb == "--help" || verb == "-h" {
+                if rest.count == 1 {
+                    guard let section = HelpText.section(for: rest.first!) else { throw CommandFailure.usage("unknown verb '\(rest.first!)'") }
+                    console.out(section)
+                    return 0
+                }
                 guard rest.isEmpty else { throw CommandFailure.usage("unexpected argument '\(rest.first!)'") }
                 console.out(HelpText.full)
                 return 0

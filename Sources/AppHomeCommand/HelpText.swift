@@ -1,5 +1,15 @@
 /// The text `apphome help` prints, and the usage shown after a usage error.
 enum HelpText {
+    /// The lines of `full` that describe `verb` (`apphome help backup`,
+    /// `apphome backup --help`), under the usage line; `nil` for no such verb.
+    static func section(for verb: String) -> String? {
+        let lines = full.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("  " + verb + " ") || $0 == "  " + verb }) else { return nil }
+        var end = start + 1
+        while end < lines.count, lines[end].hasPrefix("     ") { end += 1 }
+        return "usage: apphome [--root DIR] \(verb) …\n\n" + lines[start..<end].joined(separator: "\n") + "\n"
+    }
+
     static let full = """
     usage: apphome [--root DIR] <verb> [arguments]
 
@@ -40,7 +50,7 @@ enum HelpText {
       prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]
                                          keep each app's N newest backups; remove the older
                                          ones and the stored files no remaining backup needs
-      help                               print this help
+      help [<verb>]                      print this help, or one verb's (also <verb> --help)
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
     else ~/.local/share/apphome.

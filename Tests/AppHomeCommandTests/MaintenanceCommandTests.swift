@@ -196,4 +196,27 @@ extension MaintenanceCommandTests {
             #expect(console.standardOutput.contains(line), "\(line)")
         }
     }
+
+    @Test func oneVerbsHelpComesFromHelpVerbOrVerbDashDashHelp() {
+        for args in [["help", "prune-backups"], ["prune-backups", "--help"], ["prune-backups", "--keep", "x", "-h"]] {
+            let console = CapturingConsole()
+            #expect(AppHomeCommand.run(args, environment: AppHomeEnvironment(), console: console) == 0)
+            #expect(console.standardOutput == """
+                usage: apphome [--root DIR] prune-backups …
+
+                  prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]
+                                                     keep each app's N newest backups; remove the older
+                                                     ones and the stored files no remaining backup needs
+
+                """, "\(args)")
+        }
+        let unknown = CapturingConsole()
+        #expect(AppHomeCommand.run(["help", "nope"], environment: AppHomeEnvironment(), console: unknown) == 255)
+        #expect(unknown.standardError.hasPrefix("apphome: unknown verb 'nope'\n"))
+        // After `--`, --help belongs to the command `run` starts.
+        let run = CapturingConsole()
+        #expect(AppHomeCommand.run(["--root", "/nonexistent", "run", "com.example.A", "--", "ls", "--help"],
+                                   environment: AppHomeEnvironment(), console: run) == 1)
+        #expect(run.standardError == "apphome: com.example.A is not installed\n")
+    }
 }
