@@ -1,4 +1,5 @@
 import CommandSupport
+import Containers
 import Preferences
 import PrefsClient
 import PrefsProtocol
@@ -26,7 +27,9 @@ extension DefaultsCommand {
         }
         let settings = try PrefsdSettings(variables: environment.prefsdVariables)
         guard let connection = try settings.connect(root: root) else {
-            try FileDomainWatch(store: fileStore(root: root), address: address).watch(handler: print)
+            // Installs and uninstalls move an app's domain: follow the registry's directory.
+            try FileDomainWatch(makeStore: { fileStore(root: root) }, address: address,
+                                followDirectory: ContainerLayout(root: root).applicationsDirectory).watch(handler: print)
             return 0
         }
         do {

@@ -167,17 +167,19 @@ struct UninstallThroughPrefsdTests {
         #expect(again.status == 1 && again.stderr == direct.stderr, "\(again) vs \(direct)")
     }
 
-    @Test func aWatcherFollowsTheDomainIntoAHomeAndBackWhenAppsComeAndGoWithoutPrefsd() throws {
+    @Test(arguments: ["daemon", "files"])
+    func aWatcherFollowsTheDomainIntoAHomeAndBackWhenAppsComeAndGo(_ mode: String) throws {
         let t = try TempRoot()
-        let daemon = try TestDaemon(t)
+        let daemon = mode == "daemon" ? try TestDaemon(t) : nil
+        let env = daemon?.environment ?? ["APPHOME_PREFSD": "off"]
         let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
-        try t.succeed(["write", Self.bundleID, "beforeInstall", "-int", "1"], env: daemon.environment)
-        let watch = try t.start(["watch", Self.bundleID], env: daemon.environment)
+        try t.succeed(["write", Self.bundleID, "beforeInstall", "-int", "1"], env: env)
+        let watch = try t.start(["watch", Self.bundleID], env: env)
         usleep(300_000)
         // Installed without the service: the domain now lives in the new home.
         try #require(try apphome(t, ["install", bundle], env: ["APPHOME_PREFSD": "off"]).status == 0)
         usleep(300_000)
-        try t.succeed(["write", Self.bundleID, "maxBugs", "-int", "12"], env: daemon.environment)
+        try t.succeed(["write", Self.bundleID, "maxBugs", "-int", "12"], env: env)
         usleep(300_000)
         // Uninstalled without the service: the domain is the root's file again.
         try #require(try apphome(t, ["uninstall", Self.bundleID], env: ["APPHOME_PREFSD": "off"]).status == 0)
