@@ -133,6 +133,7 @@ public final class PrefsServer {
             signalSources.append(source)
         }
         configuration.log("prefsd: serving \(configuration.root) on \(configuration.socketPath)")
+        watchRegistry()
         while !stopping { turn() }
         for s in signalSources { s.cancel() }
         for id in Array(clients.keys) { dropClient(id) }
@@ -364,17 +365,21 @@ public final class PrefsServer {
     /// elsewhere follow it (``followMovedDomains()``).
     private func refreshResolverIfNeeded() {
         let layout = ContainerLayout(root: configuration.root)
-        // The registry's directory is watched, so an install or uninstall
-        // made without the service is noticed without waiting for a request.
-        if !watcher.isWatching(layout.applicationsDirectory) && !watcher.watch(layout.applicationsDirectory) {
-            _ = watcher.watch(layout.root)
-        }
         let identity = FileIdentity.of(layout.registryPath)
         if identity == registryIdentity && identity != nil { return }
         if identity == nil && registryIdentity == nil && !resolver.installedAppDomains.isEmpty { return }
         registryIdentity = identity
         resolver = DomainResolver(root: configuration.root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: configuration.root))
         followMovedDomains()
+    }
+
+    /// Watches the registry's directory, so that an install or uninstall
+    /// made without the service is noticed without waiting for a request;
+    /// while it does not exist, the root, to see it appear.
+    private func watchRegistry() {
+        let layout = ContainerLayout(root: configuration.root)
+        if watcher.isWatching(layout.applicationsDirectory) || watcher.watch(layout.applicationsDirectory) { return }
+        _ = watcher.watch(layout.root)
     }
 
     /// After the registry changed: each subscription whose domain now
@@ -450,6 +455,7 @@ public final class PrefsServer {
         let paths = watcher.drain()
         let registry = ContainerLayout(root: configuration.root).registryPath
         if watcher.overflowed || paths.contains(registry) || paths.contains(FileSystem.parentDirectory(registry)) {
+            watchRegistry()
             refreshResolverIfNeeded()
         }
         if watcher.overflowed {
