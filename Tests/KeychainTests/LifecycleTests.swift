@@ -159,12 +159,14 @@ import PropertyList
     @Test func aBackupRestoresOnTheSameDeviceEvenAfterUninstall() throws {
         let t = Setup()
         let a = try t.install("com.example.A")
-        try t.keychain.add(generic("plain", "svc"), data: secret("p1"), context: a)
+        try t.keychain.add(generic("plain", "svc"), data: secret("plain-secret-p1"), context: a)
         try t.keychain.add(generic("local", "svc", accessibility: .whenUnlockedThisDeviceOnly), data: secret("p2"), context: a)
         let entry = try t.manager.entry(for: try BundleIdentifier("com.example.A"))
         let payload = try #require(try t.participant.backupPayload(for: entry, secrets: .none))
         // Nothing of the secrets or names is in the payload in clear.
-        #expect(!String(decoding: payload, as: UTF8.self).contains("p1"))
+        // (Long, so that random ciphertext cannot hold it by chance.)
+        #expect(!String(decoding: payload, as: UTF8.self).contains("plain-secret-p1"))
+        #expect(!String(decoding: payload, as: UTF8.self).contains("plain"))
 
         _ = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
         let again = try t.install("com.example.A")
@@ -173,7 +175,7 @@ import PropertyList
         let notes = try t.participant.restore(payload, for: try t.manager.entry(for: try BundleIdentifier("com.example.A")), secrets: .none)
         #expect(notes == ["keychain: restored 2 item(s) of access group com.example.A"])
         let all = try t.keychain.copyMatching(query(limit: .all, attributes: true), context: again)
-        #expect(Dictionary(uniqueKeysWithValues: all.map { ($0.attributes!.account, text($0.data)!) }) == ["plain": "p1", "local": "p2", "extra": "p3"])
+        #expect(Dictionary(uniqueKeysWithValues: all.map { ($0.attributes!.account, text($0.data)!) }) == ["plain": "plain-secret-p1", "local": "p2", "extra": "p3"])
     }
 
     @Test func aBackupFromAnotherDeviceIsSkippedWithANote() throws {
