@@ -36,6 +36,7 @@ public struct AppHomeCommand {
     public static func run(_ arguments: [String], environment: AppHomeEnvironment, console: Console,
                            prompter: (any SecretPrompter)? = nil, hookTimeout: Double = 10,
                            freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Int32 {
+        var verbGiven: String?
         do {
             var rest = arguments[...]
             var root: String?
@@ -52,6 +53,7 @@ public struct AppHomeCommand {
                 }
             }
             guard let verb = rest.popFirst() else { throw CommandFailure.usage("missing verb") }
+            verbGiven = verb
             // `apphome <verb> --help` (before a `--`, after which the words are run's command).
             let own = rest.prefix { $0 != "--" }
             if verb != "help", own.contains("--help") || own.contains("-h"), let section = HelpText.section(for: verb) {
@@ -87,7 +89,11 @@ public struct AppHomeCommand {
         } catch let error as PrefsdSettingsError {
             return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
         } catch let error as ContainersError {
-            return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
+            var message = error.description
+            if case .registryCorrupt = error, verbGiven != "doctor" {
+                message += "; run 'apphome doctor' to rebuild it from the homes"
+            }
+            return CommandFailure.failure(message).report(command: "apphome", usage: HelpText.full, to: console)
         } catch {
             return CommandFailure.failure("\(error)").report(command: "apphome", usage: HelpText.full, to: console)
         }

@@ -1,5 +1,6 @@
 import CommandSupport
 import Containers
+import Preferences
 import Keychain
 
 extension AppHomeCommand {
@@ -178,6 +179,9 @@ extension AppHomeCommand {
         let dryRun = parsed.flags.contains("--dry-run")
         let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
         let id = try ops.first.map { try BundleIdentifier($0) }
+        if let from = parsed.values["--from"], !FileSystem.isDirectory(from) {
+            throw CommandFailure.failure("no backup directory at \(from)")
+        }
         let report = try manager.pruneBackups(in: parsed.values["--from"], of: id, keep: keep, dryRun: dryRun)
         let verb = dryRun ? "would remove" : "removed"
         for path in report.removedManifests { console.out("\(verb) \(path)\n") }

@@ -119,6 +119,7 @@ import Keychain
         (["prune-backups"], 255, "apphome: prune-backups needs --keep N: how many of each app's newest backups to keep\n"),
         (["prune-backups", "--keep", "0"], 255, "apphome: option --keep needs a whole number of at least 1, not '0'\n"),
         (["prune-backups", "--keep", "x"], 255, "apphome: option --keep needs a whole number of at least 1, not 'x'\n"),
+        (["prune-backups", "--keep", "1", "--from", "/nowhere"], 1, "apphome: no backup directory at /nowhere\n"),
     ] as [([String], Int32, String)])
     func errorsHaveFixedMessagesAndStatuses(_ args: [String], _ status: Int32, _ firstLine: String) {
         let w = World()

@@ -219,4 +219,18 @@ extension MaintenanceCommandTests {
                                    environment: AppHomeEnvironment(), console: run) == 1)
         #expect(run.standardError == "apphome: com.example.A is not installed\n")
     }
+
+    @Test func aDamagedRegistryPointsAtDoctorWhichRebuildsIt() throws {
+        let w = World()
+        #expect(w.apphome("install", w.v1).status == 0)
+        let registry = w.root + "/Applications/registry.plist"
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: registry))
+        let list = w.apphome("list")
+        #expect(list.status == 1)
+        #expect(list.err == "apphome: registry \(registry) is damaged: the top level is not a dictionary; run 'apphome doctor' to rebuild it from the homes\n")
+        let doctor = w.apphome("doctor")
+        #expect(doctor.status == 0, "\(doctor)")
+        #expect(doctor.out.hasSuffix("2 problem(s) found, 2 repaired\n"))
+        #expect(w.apphome("list").out.contains("com.example.ScaryBugs"))
+    }
 }
