@@ -35,14 +35,15 @@ struct SettingsSchemaLookup {
         func settingsBundle(_ e: RegistryEntry) -> SettingsBundle? {
             try? SettingsBundle(path: layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app + "/Settings.bundle")
         }
-        if resolver?.appPreferencesDirectory(name) != nil || resolver == nil,
-           let id = try? BundleIdentifier(name), let registry = try? ContainerRegistry(layout: layout).read(),
-           let e = registry.entries[id], let b = settingsBundle(e) {
+        let group = try? AppGroupIdentifier(name)
+        let app = resolver?.appPreferencesDirectory(name) != nil || resolver == nil ? try? BundleIdentifier(name) : nil
+        let registry = app != nil || group != nil ? try? ContainerRegistry(layout: layout).read() : nil
+        if let app, let e = registry?.entries[app], let b = settingsBundle(e) {
             // A bundle whose values go to a group's suite does not govern the app's domain.
             if !governing || b.groupContainerIdentifier(idiom: idiom) == nil { return b }
             return nil
         }
-        if let group = try? AppGroupIdentifier(name), let registry = try? ContainerRegistry(layout: layout).read() {
+        if let group, let registry {
             for e in registry.sortedEntries where e.groups.contains(group) {
                 if let b = settingsBundle(e), b.groupContainerIdentifier(idiom: idiom) == group.rawValue { return b }
             }
