@@ -75,11 +75,12 @@ extension ContainerManager {
     public func backup(_ identifier: BundleIdentifier, to directory: String? = nil, secrets: BackupSecrets = .none) throws(ContainersError) -> BackupReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
-        let entry = try entry(for: identifier)
+        let current = try registry.read()
+        guard let entry = current.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
         defer { storeLock.unlock() }
-        return try backup(entry, into: store, secrets: secrets)
+        return try backup(entry, groupContainers: current.groups, into: store, secrets: secrets)
     }
 
     /// Backs up every installed app, in bundle-id order, into one store.
@@ -92,11 +93,14 @@ extension ContainerManager {
         let storeLock = try store.open()
         defer { storeLock.unlock() }
         var reports: [BackupReport] = []
-        for entry in try registry.read().sortedEntries { reports.append(try backup(entry, into: store, secrets: secrets)) }
+        let current = try registry.read()
+        for entry in current.sortedEntries { reports.append(try backup(entry, groupContainers: current.groups, into: store, secrets: secrets)) }
         return reports
     }
 
-    private func backup(_ entry: RegistryEntry, into store: BackupStore, secrets: BackupSecrets) throws(ContainersError) -> BackupReport {
+    /// - Parameter groupContainers: the registry's group id → container UUID.
+    private func backup(_ entry: RegistryEntry, groupContainers: [AppGroupIdentifier: String], into store: BackupStore,
+                        secrets: BackupSecrets) throws(ContainersError) -> BackupReport {
         let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         let started = now()
         let device = try hostIdentifier()
@@ -115,9 +119,8 @@ extension ContainerManager {
         try containersErrors { try walker.walk("") }
         // The app's groups' shared containers, each walked on its own.
         var groups: [AppGroupIdentifier: [BackupEntry]] = [:]
-        let containers = try registry.read().groups
         for group in entry.groups {
-            guard let uuid = containers[group] else { continue }
+            guard let uuid = groupContainers[group] else { continue }
             let container = layout.groupContainer(uuid: uuid)
             guard FileSystem.isDirectory(container.path) else { continue }
             var groupWalker = HomeWalker(directory: container.path, store: store, previous: previous?.groups[group] ?? [],

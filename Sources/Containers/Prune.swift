@@ -45,13 +45,15 @@ extension ContainerManager {
         let storeLock = try store.open()
         defer { storeLock.unlock() }
         var report = PruneReport()
-        let apps: [BundleIdentifier]
-        if let identifier { apps = [identifier] } else { apps = try store.identifiers() }
+        var manifests: [BundleIdentifier: [String]] = [:]
+        for app in try store.identifiers() { manifests[app] = try store.manifests(of: app) }
+        if let identifier, manifests[identifier]?.isEmpty ?? true {
+            throw .noBackup(identifier: identifier.rawValue, directory: store.directory)
+        }
+        let apps = identifier.map { [$0] } ?? manifests.keys.sorted()
         var doomed: Set<String> = []
         for app in apps {
-            let manifests = try store.manifests(of: app)
-            if manifests.isEmpty, let identifier { throw .noBackup(identifier: identifier.rawValue, directory: store.directory) }
-            for path in manifests.dropLast(keep) {
+            for path in manifests[app]!.dropLast(keep) {
                 report.removedManifests.append(path)
                 doomed.insert(path)
             }
@@ -59,8 +61,8 @@ extension ContainerManager {
 
         // What the remaining manifests, of every app, still name.
         var named: Set<String> = []
-        for app in try store.identifiers() {
-            for path in try store.manifests(of: app) where !doomed.contains(path) {
+        for (_, paths) in manifests {
+            for path in paths where !doomed.contains(path) {
                 do {
                     for e in try store.readManifest(path).allEntries {
                         if case .file(let hash, _) = e.kind { named.insert(store.objectPath(hash)) }
