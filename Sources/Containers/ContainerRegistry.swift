@@ -64,8 +64,17 @@ public struct ContainerRegistry: Sendable {
     /// the registry once. A missing, damaged or newer-format registry gives
     /// an empty table.
     public static func preferencesDirectories(root: String) -> [String: String] {
-        let layout = ContainerLayout(root: root)
-        let registry = (try? ContainerRegistry(layout: layout).read()) ?? Registry()
+        preferencesDirectories(readOrEmpty(root: root), layout: ContainerLayout(root: root))
+    }
+
+    /// The registry under `root`, or an empty one when it cannot be read
+    /// (what `defaults` resolves domains with: no app is installed there).
+    public static func readOrEmpty(root: String) -> Registry {
+        (try? ContainerRegistry(layout: ContainerLayout(root: root)).read()) ?? Registry()
+    }
+
+    /// ``preferencesDirectories(root:)`` from a registry already read.
+    public static func preferencesDirectories(_ registry: Registry, layout: ContainerLayout) -> [String: String] {
         var table: [String: String] = [:]
         for e in registry.entries.values {
             table[e.bundleIdentifier.rawValue] = layout.home(uuid: e.homeUUID, bundleName: e.bundleName).preferences
@@ -81,7 +90,11 @@ public struct ContainerRegistry: Sendable {
     /// display name; case-sensitive, as on the device. `nil` when none
     /// matches or the registry cannot be read.
     public static func applicationDomain(named name: String, root: String) -> String? {
-        let registry = (try? ContainerRegistry(layout: ContainerLayout(root: root)).read()) ?? Registry()
+        applicationDomain(named: name, in: readOrEmpty(root: root))
+    }
+
+    /// ``applicationDomain(named:root:)`` in a registry already read.
+    public static func applicationDomain(named name: String, in registry: Registry) -> String? {
         let entries = registry.sortedEntries
         if let e = entries.first(where: { $0.bundleName == name + ".app" || $0.bundleName == name }) { return e.bundleIdentifier.rawValue }
         return entries.first { $0.displayName == name }?.bundleIdentifier.rawValue

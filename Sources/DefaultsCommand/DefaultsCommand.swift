@@ -35,8 +35,12 @@ public struct DefaultsCommand {
     /// The AppHome root (settings bundles of installed and registered apps).
     let root: String
     let console: Console
-    /// Resolves `-app <Name>` to the installed app's domain (its bundle id).
-    var applicationDomain: (String) -> String? = { _ in nil }
+    /// The app registry when the file store already read it; `nil` (prefsd,
+    /// or a store a test passed): read when a verb needs it.
+    var registry: Registry?
+
+    /// The registry, read at most once per command.
+    func installedApps() -> Registry { registry ?? ContainerRegistry.readOrEmpty(root: root) }
 
     /// Runs `defaults` with `arguments` (without the program name) and
     /// returns the exit status.
@@ -46,7 +50,8 @@ public struct DefaultsCommand {
     ///   - environment: the variables `main` read.
     ///   - console: where output goes and input comes from.
     ///   - makeStore: builds the store for a root; tests pass another one.
-    ///     By default prefsd's when it answers (see ``selectStore(root:environment:)``).
+    ///     By default prefsd's when `APPHOME_PREFSD` allows it and a prefsd
+    ///     serving this root answers, else the files (``fileStore(root:registry:)``).
     public static func run(
         _ arguments: [String],
         environment: DefaultsEnvironment,
@@ -71,9 +76,19 @@ public struct DefaultsCommand {
             if verb == "watch" {
                 return try watch(Array(rest), root: root, options: options, environment: environment, console: console)
             }
-            let store = try makeStore?(root) ?? selectStore(root: root, environment: environment)
+            let store: PreferenceStore
+            var registry: Registry?
+            if let makeStore {
+                store = try makeStore(root)
+            } else if let connection = try PrefsdSettings(variables: environment.prefsdVariables).connect(root: root) {
+                store = DaemonPreferenceStore(connection: connection)
+            } else {
+                // Read once: it routes app domains and finds their settings bundles.
+                registry = ContainerRegistry.readOrEmpty(root: root)
+                store = fileStore(root: root, registry: registry!)
+            }
             var command = DefaultsCommand(store: store, options: options, root: root, console: console)
-            command.applicationDomain = { ContainerRegistry.applicationDomain(named: $0, root: root) }
+            command.registry = registry
             try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
             return 0
         } catch let failure as CommandFailure {
@@ -95,19 +110,10 @@ public struct DefaultsCommand {
 
     /// The store `defaults` uses: files under `root`, with each installed
     /// app's domain routed to its home's `Library/Preferences`.
-    public static func fileStore(root: String) -> PreferenceStore {
-        FilePreferenceStore(resolver: DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: root)))
-    }
-
-    /// The store for `root`: prefsd's when `APPHOME_PREFSD` allows it and
-    /// a prefsd serving this root answers, else the files.
-    ///
-    /// - Throws: ``PrefsdSettingsError`` for a bad mode, ``PrefsClientError``
-    ///   when the mode is `require` and no prefsd answers.
-    public static func selectStore(root: String, environment: DefaultsEnvironment) throws -> PreferenceStore {
-        let settings = try PrefsdSettings(variables: environment.prefsdVariables)
-        if let connection = try settings.connect(root: root) { return DaemonPreferenceStore(connection: connection) }
-        return fileStore(root: root)
+    public static func fileStore(root: String, registry: Registry? = nil) -> PreferenceStore {
+        let apps = registry ?? ContainerRegistry.readOrEmpty(root: root)
+        return FilePreferenceStore(resolver: DomainResolver(
+            root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(apps, layout: ContainerLayout(root: root))))
     }
 
     static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {
@@ -167,12 +173,14 @@ public struct DefaultsCommand {
 
     func perform(verb: String, verbArgument: String, _ arguments: [String]) throws {
         var args = arguments
-        if args.count >= 2 && args[0] == "-app" {
-            // `-app <Name>` names an installed app by bundle or display name.
-            guard let id = applicationDomain(args[1]) else {
-                throw CommandFailure.failure("Couldn't find an application named \"\(args[1])\"; defaults unchanged")
+        // `-app <Name>` names an installed app by bundle or display name; it
+        // stands where the domain does, after a verb's own flag.
+        let at = args.prefix { $0 == "--force" || $0 == "--effective" || $0 == "--json" || $0 == "--strict" }.count
+        if args.count >= at + 2 && args[at] == "-app" {
+            guard let id = ContainerRegistry.applicationDomain(named: args[at + 1], in: installedApps()) else {
+                throw CommandFailure.failure("Couldn't find an application named \"\(args[at + 1])\"; defaults unchanged")
             }
-            args.replaceSubrange(0..<2, with: [id])
+            args.replaceSubrange(at..<(at + 2), with: [id])
         }
         switch verb {
         case "read": try read(args)

@@ -14,9 +14,9 @@ import SettingsBundle
 struct SettingsSchemaLookup {
     let root: String
     let explicit: String?
-    /// The store's resolver, when it has one: a domain it does not route to
-    /// an app home belongs to no installed app, so the registry is not read again.
-    var resolver: DomainResolver?
+    /// The app registry when it was already read (file store); `nil`: read
+    /// here when the domain could be an app's or a group's.
+    var registry: Registry?
 
     /// The directory of explicitly registered bundles.
     static func registeredDirectory(root: String) -> String { root + "/Library/SettingsBundles" }
@@ -36,14 +36,16 @@ struct SettingsSchemaLookup {
             try? SettingsBundle(path: layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app + "/Settings.bundle")
         }
         let group = try? AppGroupIdentifier(name)
-        let app = resolver?.appPreferencesDirectory(name) != nil || resolver == nil ? try? BundleIdentifier(name) : nil
-        let registry = app != nil || group != nil ? try? ContainerRegistry(layout: layout).read() : nil
-        if let app, let e = registry?.entries[app], let b = settingsBundle(e) {
-            // A bundle whose values go to a group's suite does not govern the app's domain.
-            if !governing || b.groupContainerIdentifier(idiom: idiom) == nil { return b }
+        let app = try? BundleIdentifier(name)
+        let registry = self.registry ?? (app != nil ? ContainerRegistry.readOrEmpty(root: root) : Registry())
+        if let app, let e = registry.entries[app], let b = settingsBundle(e) {
+            // A bundle whose values go to a group's suite does not govern the
+            // app's domain. Only an app in a group can name one (so most apps'
+            // writes do not read Root for it).
+            if !governing || e.groups.isEmpty || b.groupContainerIdentifier(idiom: idiom) == nil { return b }
             return nil
         }
-        if let group, let registry {
+        if let group, registry.groups[group] != nil {
             for e in registry.sortedEntries where e.groups.contains(group) {
                 if let b = settingsBundle(e), b.groupContainerIdentifier(idiom: idiom) == group.rawValue { return b }
             }
@@ -55,7 +57,7 @@ struct SettingsSchemaLookup {
 extension DefaultsCommand {
     /// Finds the settings bundle of a domain.
     var schemaLookup: SettingsSchemaLookup {
-        SettingsSchemaLookup(root: root, explicit: options.settingsBundle, resolver: (store as? FilePreferenceStore)?.resolver)
+        SettingsSchemaLookup(root: root, explicit: options.settingsBundle, registry: registry)
     }
 
     /// Where compiled settings bundles are kept (see ``CompiledSchemaCache``).

@@ -82,6 +82,20 @@ struct DefaultsAppTests {
         }
     }
 
+    @Test func appStandsWhereTheDomainDoesAfterAVerbsOwnFlag() throws {
+        let root = try TempRoot()
+        try #require(try apphome(root, ["install", CrashAndDoctorTests.v1]).status == 0)
+        // ScaryBugs' settings bundle declares sortOrder; --force writes a value outside it.
+        let forced = try root.run(["write", "--force", "-app", "ScaryBugs", "sortOrder", "-string", "colour"])
+        #expect(forced.status == 0, "\(forced)")
+        try root.expectOutput(["read", Self.bundleID, "sortOrder"], "colour\n")
+        try root.expectOutput(["read", "--effective", "-app", "Scary Bugs", "showRatings"], "1\n(layer: registration)\n")
+        let imported = root.workFile("import.plist")
+        try root.writePlist("{'maxBugs': 9}", to: imported)
+        try root.succeed(["import", "--force", "-app", "ScaryBugs", imported.path])
+        try root.expectOutput(["read", Self.bundleID, "maxBugs"], "9\n")
+    }
+
     @Test func aGroupSuiteLivesInTheGroupContainerAndGoesWithTheLastMember() throws {
         let root = try TempRoot()
         let bundle = root.work.appendingPathComponent("Grouped.app")
