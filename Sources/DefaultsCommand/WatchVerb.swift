@@ -29,7 +29,7 @@ extension DefaultsCommand {
         guard let connection = try settings.connect(root: root) else {
             // Installs and uninstalls move an app's domain: follow the registry's directory.
             try FileDomainWatch(makeStore: { fileStore(root: root) }, address: address,
-                                followDirectory: ContainerLayout(root: root).applicationsDirectory).watch(handler: print)
+                                follow: ContainerLayout(root: root).registryPath).watch(handler: print)
             return 0
         }
         do {

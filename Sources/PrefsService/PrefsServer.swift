@@ -39,6 +39,9 @@ public final class PrefsServer {
     private let started = UnixSocket.now()
     private var counters = (reads: 0, writes: 0, commits: 0, notifications: 0)
     private let finishedJobs = FinishedJobs()
+    /// Where uninstalls and keychain calls run off the loop: keychain calls
+    /// side by side, an uninstall alone (a barrier).
+    private let jobQueue = DispatchQueue(label: "prefsd.jobs", attributes: .concurrent)
     private var stopping = false
 
     struct Subscription {
@@ -172,6 +175,12 @@ public final class PrefsServer {
             _ = read(signalPipe.read, &b, 64)
             stopping = true
             return
+        }
+        // A root that did not exist at start: look for it again (cheap: only while nothing is watched).
+        let layout = ContainerLayout(root: configuration.root)
+        if !watcher.isWatching(layout.applicationsDirectory) && !watcher.isWatching(layout.root) {
+            watchRegistry()
+            if watcher.isWatching(layout.applicationsDirectory) { refreshResolverIfNeeded() }
         }
         // Direct edits first: a reply after this turn reflects every edit finished before it.
         if fds[1].revents != 0 { handleFileEvents() }
@@ -406,12 +415,8 @@ public final class PrefsServer {
                 let domain = subs[0].address.domain
                 let before = (try? load(domain, path: old)) ?? nil
                 let after = (try? load(domain, path: new)) ?? nil
-                for s in subs {
-                    guard let c = clients[s.clientID],
-                          let change = DomainChange.between(before ?? [:], after ?? [:], subscription: s.id, address: s.address) else { continue }
-                    counters.notifications += 1
-                    send(c, .change(change))
-                }
+                // Only the moving subscriptions hear of the move, not those already at `new`.
+                notify(subs, old: before ?? [:], new: after ?? [:])
             }
         }
     }
@@ -459,13 +464,22 @@ public final class PrefsServer {
             refreshResolverIfNeeded()
         }
         if watcher.overflowed {
-            for (path, entry) in cache where entry.valid && FileIdentity.of(path) != entry.identity { entry.valid = false; notifyExternal(path) }
+            for (path, entry) in cache where entry.valid ? FileIdentity.of(path) != entry.identity : subscriptions[path] != nil {
+                entry.valid = false
+                notifyExternal(path)
+            }
             for entry in cache.values { entry.valid = false }
         }
         for path in paths {
-            guard let entry = cache[path], entry.valid else { continue }
-            if FileIdentity.of(path) == entry.identity { continue }
-            entry.valid = false
+            guard let entry = cache[path] else { continue }
+            if entry.valid {
+                if FileIdentity.of(path) == entry.identity { continue }
+                entry.valid = false
+            } else if subscriptions[path] == nil {
+                continue
+            }
+            // An entry a failed read left invalid (a file caught half-written,
+            // say) is read again for its subscribers, against the last good contents.
             notifyExternal(path)
         }
     }
@@ -475,11 +489,11 @@ public final class PrefsServer {
         let old = entry.contents ?? [:]
         let new: [String: PlistValue]?
         do { new = try load(first.address.domain, path: path) } catch { return }
-        notify(path: path, old: old, new: new ?? [:])
+        notify(subs, old: old, new: new ?? [:])
     }
 
-    private func notify(path: String, old: [String: PlistValue], new: [String: PlistValue]) {
-        guard let subs = subscriptions[path] else { return }
+    /// Sends each of `subs` the change from `old` to `new`, if any.
+    private func notify(_ subs: [Subscription], old: [String: PlistValue], new: [String: PlistValue]) {
         for s in subs {
             guard let c = clients[s.clientID],
                   let change = DomainChange.between(old, new, subscription: s.id, address: s.address) else { continue }
@@ -566,7 +580,7 @@ public final class PrefsServer {
         entry.contents = working.isEmpty ? nil : working
         entry.identity = FileIdentity.of(path)
         entry.valid = watcher.isWatching(dir) || watcher.watch(dir)
-        notify(path: path, old: old, new: working)
+        notify(subscriptions[path] ?? [], old: old, new: working)
         return results
     }
 
@@ -579,8 +593,8 @@ public final class PrefsServer {
         let clientID = c.id
         let wake = wakePipe.write
         let jobs = finishedJobs
-        let domainPath: String? = (try? resolver.path(for: .named(bundle), scope: .anyHost, hostIdentifier: { "" }))
-        DispatchQueue.global().async {
+        // A barrier: no keychain call of the app runs while its items are shredded.
+        jobQueue.async(flags: .barrier) {
             let result: Result<[String: PlistValue], RemoteError>
             do {
                 let identifier = try BundleIdentifier(bundle)
@@ -597,7 +611,7 @@ public final class PrefsServer {
             } catch {
                 result = .failure(RemoteError(.containers, "\(error)"))
             }
-            jobs.list.withLock { $0.append((clientID, id, result, domainPath.map { [$0] } ?? [], true)) }
+            jobs.list.withLock { $0.append((clientID, id, result, true)) }
             var b: UInt8 = 1
             _ = write(wake, &b, 1)
         }
@@ -615,9 +629,9 @@ public final class PrefsServer {
         let clientID = c.id
         let wake = wakePipe.write
         let jobs = finishedJobs
-        DispatchQueue.global().async {
+        jobQueue.async {
             let result = Self.performKeychain(request, caller: caller, root: root, environment: environment, now: clock)
-            jobs.list.withLock { $0.append((clientID, id, result, [], false)) }
+            jobs.list.withLock { $0.append((clientID, id, result, false)) }
             var b: UInt8 = 1
             _ = write(wake, &b, 1)
         }
@@ -641,13 +655,13 @@ public final class PrefsServer {
             case .keychainFind(_, let query):
                 let found = try keychain.copyMatching(try KeychainWire.query(query), context: context)
                 return .success(["items": .array(found.map { .dictionary(KeychainWire.encode($0)) })])
-            case .keychainAdd(_, let attributes, var data):
-                let secret = SecureBytes(data)
-                SecureBytes.wipe(&data)
-                try keychain.add(try KeychainWire.attributes(attributes), data: secret, context: context)
-            case .keychainUpdate(_, let query, let changes, var data):
+            // The secret also sits in the request's frame and plist buffers, so
+            // it is copied into secure memory here, not "wiped" from a copy.
+            case .keychainAdd(_, let attributes, let data):
+                try keychain.add(try KeychainWire.attributes(attributes), data: SecureBytes(data), context: context)
+            case .keychainUpdate(_, let query, let changes, let data):
                 var c = try KeychainWire.changes(changes)
-                if let bytes = data { c.data = SecureBytes(bytes); data = nil }
+                if let bytes = data { c.data = SecureBytes(bytes) }
                 try keychain.update(try KeychainWire.query(query), with: c, context: context)
             case .keychainDelete(_, let query):
                 try keychain.delete(try KeychainWire.query(query), context: context)
@@ -670,7 +684,6 @@ public final class PrefsServer {
                 resolver = DomainResolver(root: configuration.root)
                 refreshResolverIfNeeded()
             }
-            for path in job.domains { cache[path]?.valid = false; notifyExternal(path) }
             if let c = clients[job.clientID] { send(c, .response(id: job.requestID, job.result)) }
         }
     }
@@ -679,7 +692,8 @@ public final class PrefsServer {
 /// Uninstalls and keychain calls finished on worker threads, waiting for the loop to reply.
 final class FinishedJobs: Sendable {
     /// `changesRegistry`: an uninstall, after which domains resolve anew.
-    let list = Mutex<[(clientID: Int, requestID: Int, result: Result<[String: PlistValue], RemoteError>, domains: [String], changesRegistry: Bool)]>([])
+    /// (Subscribers of the app's domain follow it when the registry is read again.)
+    let list = Mutex<[(clientID: Int, requestID: Int, result: Result<[String: PlistValue], RemoteError>, changesRegistry: Bool)]>([])
 }
 
 /// Why the service cannot start.

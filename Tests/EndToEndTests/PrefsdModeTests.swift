@@ -83,6 +83,32 @@ struct PrefsdModeTests {
         #expect(one.stdout == "volume = 2\nvolume = 3\n", "\(one)")
     }
 
+    @Test(arguments: ["daemon", "files"])
+    func aFileCaughtHalfWrittenIsReadAgainWhenItIsDone(_ mode: String) throws {
+        let t = try TempRoot()
+        let daemon = mode == "daemon" ? try TestDaemon(t) : nil
+        let env = daemon?.environment ?? ["APPHOME_PREFSD": "off"]
+        try t.succeed(["write", Self.domain, "volume", "-int", "1"], env: env)
+        let watch = try t.start(["watch", Self.domain], env: env)
+        usleep(300_000)
+        // A writer that truncates the file in place, then fills it: the empty
+        // file cannot be read; the finished one must still be reported.
+        let file = t.domainFile(Self.domain)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 0)
+        try handle.close()
+        usleep(300_000)
+        let plist = try PropertyListSerialization.data(fromPropertyList: ["volume": 7], format: .binary, options: 0)
+        let again = try FileHandle(forWritingTo: file)
+        try again.write(contentsOf: plist)
+        try again.close()
+        usleep(500_000)
+        watch.kill(SIGKILL)
+        let seen = try watch.finish()
+        #expect(seen.signaled && seen.stderr.isEmpty, "\(seen)")
+        #expect(seen.stdout == "volume = 7\n", "\(seen)")
+    }
+
     @Test func withNoPrefsdAnsweringWatchWaitsForTheDomainsDirectoryAndFile() throws {
         let t = try TempRoot()
         let env = ["APPHOME_PREFSD": "auto", "APPHOME_SOCKET": t.base.appendingPathComponent("none.sock").path]
