@@ -23,9 +23,6 @@ static inline void apphome_schema_table_add_string(GHashTable *table, const char
     g_hash_table_insert(table, g_strdup(name), GINT_TO_POINTER(SECRET_SCHEMA_ATTRIBUTE_STRING));
 }
 
-/// The numeric value of the libsecret error domain (a function-like macro in C).
-static inline GQuark apphome_secret_error_quark(void) { return SECRET_ERROR; }
-
 // The kernel's user keyring (keyctl(2)), where `security` caches the device
 // root key for a short time. syscall(2) is variadic, so these wrap it.
 #include <linux/keyctl.h>

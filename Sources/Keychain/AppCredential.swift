@@ -53,11 +53,7 @@ public enum AppCredential {
         if let t = try read(home: home) { return t }
         let p = path(home: home)
         let dir = FileSystem.parentDirectory(p)
-        let hex = Array("0123456789abcdef".utf8)
-        var random = FileSystem.randomBytes(32)
-        defer { SecureBytes.wipe(&random) }
-        var token = ""
-        for b in random { token.unicodeScalars.append(Unicode.Scalar(hex[Int(b >> 4)])); token.unicodeScalars.append(Unicode.Scalar(hex[Int(b & 15)])) }
+        let token = DeviceKey.toHex(SecureBytes.random(count: 32)).withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let staging = dir + "/.apphome-credential.\(getpid()).new"
         do {
             try FileSystem.makeDirectories(dir)
@@ -73,10 +69,6 @@ public enum AppCredential {
     /// when none was issued or the file cannot be read).
     public static func verify(_ token: String, home: ApplicationHome) -> Bool {
         guard let stored = try? read(home: home) else { return false }
-        let a = Array(stored.utf8), b = Array(token.utf8)
-        guard a.count == b.count else { return false }
-        var diff: UInt8 = 0
-        for i in 0..<a.count { diff |= a[i] ^ b[i] }
-        return diff == 0
+        return Sodium.equal(Array(stored.utf8), Array(token.utf8))
     }
 }

@@ -71,7 +71,8 @@ public final class Keychain {
             guard create else { return nil }
             do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
             pair = try DeviceKey.create(policy: policy, directory: directory, root: root)
-            do { try FileSystem.writeAtomically(pair.0.encoded(), to: recordPath) } catch { throw .system(error) }
+            let bytes = try pair.0.encoded()
+            do { try FileSystem.writeAtomically(bytes, to: recordPath) } catch { throw .system(error) }
         }
         let loaded = (record: pair.0, kek: Sodium.deriveKey(pair.1, id: 1, context: "kcAppKEK"))
         device = loaded
@@ -177,7 +178,7 @@ public final class Keychain {
             let file = try openOrCreateGroup(group, device: device)
             let tag = file.tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)
             if file.items.contains(where: { Sodium.equal($0.tag, tag) }) { throw .duplicateItem }
-            let item = file.makeItem(a, secret: data, id: Sodium.randomBytes(16), generation: 1)
+            let item = try file.makeItem(a, secret: data, id: Sodium.randomBytes(16), generation: 1)
             file.append(item, attributes: a)
             try file.write()
         }
@@ -259,11 +260,11 @@ public final class Keychain {
                 let target = c.attributes.accessGroup!
                 if target == c.from {
                     let f = try file(target)
-                    f.replace(at: c.index, with: f.makeItem(c.attributes, secret: c.secret, id: c.id, generation: c.generation), attributes: c.attributes)
+                    f.replace(at: c.index, with: try f.makeItem(c.attributes, secret: c.secret, id: c.id, generation: c.generation), attributes: c.attributes)
                 } else {
                     removals[c.from, default: []].insert(c.index)
                     let f = try file(target)
-                    f.append(f.makeItem(c.attributes, secret: c.secret, id: c.id, generation: c.generation), attributes: c.attributes)
+                    f.append(try f.makeItem(c.attributes, secret: c.secret, id: c.id, generation: c.generation), attributes: c.attributes)
                 }
             }
             for (g, set) in removals { try file(g).remove(indices: set) }

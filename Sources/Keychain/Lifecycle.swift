@@ -22,14 +22,18 @@ extension Keychain {
     func backupPayload(groups: [AccessGroup], password: SecureBytes? = nil,
                        kdf: PassphraseParameters? = nil) throws(KeychainError) -> [UInt8]? {
         guard let record = try readRecord() else { return nil }
-        let table = try KeyTable.read(path: keysPath, deviceID: record.deviceID)
-        var files: [String: PlistValue] = [:]
-        for g in groups {
-            let bytes: [UInt8]?
-            bytes = try PrivateFile.read(groupPath(g))
-            if let bytes, let key = table.wrapped[g.rawValue] { files[g.rawValue] = .dictionary(["File": .data(bytes), "Key": .data(key)]) }
+        // One snapshot of the keys and the files, under the writers' lock;
+        // the migratable items are decoded from these same bytes.
+        var snapshot: [(group: AccessGroup, bytes: [UInt8], key: [UInt8])] = []
+        try withLock { () throws(KeychainError) in
+            let table = try KeyTable.read(path: keysPath, deviceID: record.deviceID)
+            for g in groups {
+                if let bytes = try PrivateFile.read(groupPath(g)), let key = table.wrapped[g.rawValue] { snapshot.append((g, bytes, key)) }
+            }
         }
-        if files.isEmpty { return nil }
+        if snapshot.isEmpty { return nil }
+        var files: [String: PlistValue] = [:]
+        for s in snapshot { files[s.group.rawValue] = .dictionary(["File": .data(s.bytes), "Key": .data(s.key)]) }
         var top: [String: PlistValue] = [
             "FormatVersion": .integer(Int128(Self.backupFormatVersion)), "DeviceID": .string(record.deviceID),
         ]
@@ -38,19 +42,18 @@ extension Keychain {
             let key = try parameters.deriveKey(password)
             top["Password"] = .dictionary(["Parameters": parameters.plist,
                                            "Check": .data(Sodium.seal([UInt8](), key: key, ad: Self.passwordCheckAD()))])
-            try withLock { () throws(KeychainError) in
-                let device = try loadDevice(create: false)!
-                for name in files.keys.sorted() {
-                    guard let group = try? AccessGroup(name), let file = try openGroup(group, device: device),
-                          case .dictionary(var entry)? = files[name] else { continue }
-                    let items = try Self.exportMigratable(file)
-                    entry["Migratable"] = .data(Sodium.seal(items, key: key, ad: Self.migratableAD(name)))
-                    files[name] = .dictionary(entry)
-                }
+            let device = try loadDevice(create: false)!
+            for s in snapshot {
+                let path = groupPath(s.group)
+                let groupKey = GroupKeys(try KeyTable.unwrap(s.key, group: s.group, deviceID: record.deviceID, kek: device.kek, path: keysPath))
+                let file = try GroupFile.decode(s.bytes, group: s.group, path: path, deviceID: record.deviceID, groupKey: groupKey)
+                guard case .dictionary(var entry)? = files[s.group.rawValue] else { continue }
+                entry["Migratable"] = .data(Sodium.seal(try Self.exportMigratable(file), key: key, ad: Self.migratableAD(s.group.rawValue)))
+                files[s.group.rawValue] = .dictionary(entry)
             }
         }
         top["Groups"] = .dictionary(files)
-        return try? PlistCodec.encode(.dictionary(top), format: .binary)
+        return try KeychainError.binaryPlist(top)
     }
 
     /// The migratable items of `file`, in secure memory: for each, the
@@ -60,7 +63,7 @@ extension Keychain {
         for i in file.items.indices {
             let a = try file.attributes(at: i)
             if a.accessibility.isThisDeviceOnly { continue }
-            parts.append((GroupFile.encodeAttributes(a), try file.secret(at: i)))
+            parts.append((try GroupFile.encodeAttributes(a), try file.secret(at: i)))
         }
         let total = parts.reduce(0) { $0 + 8 + $1.0.count + $1.1.count }
         return SecureBytes(count: total) { out in
@@ -206,11 +209,12 @@ extension Keychain {
                 }
                 let target = try openOrCreateGroup(group, device: device)
                 for (a, secret, id, generation) in incoming {
-                    if let j = target.items.firstIndex(where: { Sodium.equal($0.tag, target.tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)) }) {
+                    let tag = target.tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)
+                    if let j = target.items.firstIndex(where: { Sodium.equal($0.tag, tag) }) {
                         let gen = max(target.items[j].generation, generation) + 1
-                        target.replace(at: j, with: target.makeItem(a, secret: secret, id: target.items[j].id, generation: gen), attributes: a)
+                        target.replace(at: j, with: try target.makeItem(a, secret: secret, id: target.items[j].id, generation: gen), attributes: a)
                     } else {
-                        target.append(target.makeItem(a, secret: secret, id: id ?? Sodium.randomBytes(16), generation: generation + 1), attributes: a)
+                        target.append(try target.makeItem(a, secret: secret, id: id ?? Sodium.randomBytes(16), generation: generation + 1), attributes: a)
                     }
                 }
                 try target.write()

@@ -74,16 +74,17 @@ public final class AppKeychain {
     }
 
     /// The keychain of the app `apphome run` runs in (`APPHOME_BUNDLE_ID`
-    /// and `APPHOME_ROOT`), or of `app` under the default root
+    /// and `APPHOME_ROOT`), or of `app` under `root` or the default root
     /// (`APPHOME_ROOT`, else `$XDG_DATA_HOME/apphome`, else
     /// `$HOME/.local/share/apphome`).
     ///
-    /// - Throws: ``AppKeychainError``; ``AppKeychainError/noAppContext`` when
-    ///   no app is named and none is set.
-    public convenience init(app: String? = nil, environment: [String: String],
+    /// - Throws: ``AppKeychainError``: ``AppKeychainError/noRoot`` when no
+    ///   root is given or set, ``AppKeychainError/noAppContext`` when no app
+    ///   is named and none is set.
+    public convenience init(app: String? = nil, root: String? = nil, environment: [String: String],
                             now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+        guard let root = root ?? DomainResolver.defaultRoot(variables: environment) else { throw .noRoot }
         guard let bundleIdentifier = app ?? environment["APPHOME_BUNDLE_ID"].flatMap({ $0.isEmpty ? nil : $0 }) else { throw .noAppContext }
-        guard let root = DomainResolver.defaultRoot(variables: environment) else { throw .noRoot }
         try self.init(app: bundleIdentifier, root: root, environment: environment, now: now)
     }
 

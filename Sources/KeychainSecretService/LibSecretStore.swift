@@ -13,8 +13,6 @@ import Synchronization
 public struct LibSecretStore: SecretStore {
     public init() {}
 
-    /// libsecret's error domain name and codes.
-    static let secretErrorDomain = "secret-error-quark"
     /// libsecret's synchronous calls share one default service object and
     /// are not safe to make from several threads at once: one at a time.
     private static let serial = Mutex(())

@@ -1,4 +1,3 @@
-import AppHomeCommand
 import CommandSupport
 import Containers
 import Keychain
@@ -16,11 +15,6 @@ public struct SecurityEnvironment: Sendable {
         self.variables = variables
         self.standardInputIsTerminal = standardInputIsTerminal
     }
-
-    /// Where a new device root key goes: the Secret Service when a session
-    /// bus is set (`DBUS_SESSION_BUS_ADDRESS`), unless
-    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file.
-    public var keyPolicy: DeviceKeyPolicy { AppHomeEnvironment(variables: variables).keychainKeyPolicy }
 }
 
 /// The `security` command: the AppHome keychain with macOS `security(1)`
@@ -64,16 +58,13 @@ public struct SecurityCommand {
             if verb == "error" { return try describeError(Array(rest), console: console) }
             let options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags,
                                                addSecret: spec.addsSecret, usage: spec.usage)
-            let appHome = AppHomeEnvironment(variables: environment.variables)
-            guard let root = root ?? appHome.defaultRoot() else {
-                throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
-            }
-            guard let bundleID = options.app ?? app ?? environment.variables["APPHOME_BUNDLE_ID"].flatMap({ $0.isEmpty ? nil : $0 }) else {
-                throw SecurityFailure.failure("no app context: pass --app <bundle-id>, or run inside `apphome run`")
-            }
             let client: AppKeychain
             do throws(AppKeychainError) {
-                client = try AppKeychain(app: bundleID, root: root, environment: environment.variables, now: now)
+                client = try AppKeychain(app: options.app ?? app, root: root, environment: environment.variables, now: now)
+            } catch .noRoot {
+                throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
+            } catch .noAppContext {
+                throw SecurityFailure.failure("no app context: pass --app <bundle-id>, or run inside `apphome run`")
             } catch {
                 throw SecurityFailure.failure(error.description)
             }

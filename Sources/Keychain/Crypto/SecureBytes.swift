@@ -105,10 +105,4 @@ extension SecureBytes {
         Sodium.wipe(&bytes)
     }
 
-    /// Whether the bytes are valid UTF-8 text without NUL.
-    public var isPrintableText: Bool {
-        withUnsafeBytes { b in
-            !b.contains(0) && String(validating: b, as: UTF8.self) != nil
-        }
-    }
 }

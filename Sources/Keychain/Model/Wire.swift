@@ -189,10 +189,8 @@ public enum KeychainWire {
             guard case .dictionary(let a) = v else { throw .invalidParameter("attributes must be a dictionary") }
             r.attributes = try attributes(a)
         }
-        if var bytes = try data(d, "data") {
-            r.data = SecureBytes(bytes)
-            SecureBytes.wipe(&bytes)
-        }
+        // The bytes also live in the reply's plist, which the caller owns.
+        if let bytes = try data(d, "data") { r.data = SecureBytes(bytes) }
         return r
     }
 }

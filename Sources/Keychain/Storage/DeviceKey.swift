@@ -46,14 +46,14 @@ struct DeviceRecord: Equatable {
     var store: DeviceKeyStoreKind
     var keyCheck: [UInt8]
 
-    func encoded() -> [UInt8] {
+    func encoded() throws(KeychainError) -> [UInt8] {
         let d: [String: PlistValue] = [
             "FormatVersion": .integer(Int128(Self.formatVersion)),
             "DeviceID": .string(deviceID),
             "RootKeyStore": .string(store.rawValue),
             "KeyCheck": .data(keyCheck),
         ]
-        return (try? PlistCodec.encode(.dictionary(d), format: .binary)) ?? []
+        return try KeychainError.binaryPlist(d)
     }
 
     init(deviceID: String, store: DeviceKeyStoreKind, keyCheck: [UInt8]) {
@@ -150,7 +150,10 @@ public enum DeviceKey {
             }
         }
         if store == .file {
-            var bytes = fileMagic + key.exposedCopy()
+            // Built in place, so no temporary copy of the key is left unwiped.
+            var bytes = fileMagic
+            bytes.reserveCapacity(fileMagic.count + key.count)
+            key.withUnsafeBytes { bytes.append(contentsOf: $0) }
             defer { Sodium.wipe(&bytes) }
             do { try FileSystem.writeAtomically(bytes, to: directory + "/device.key") } catch { throw .system(error) }
         }

@@ -146,7 +146,7 @@ final class GroupFile {
         return Sodium.keyedHash(e.bytes, key: sealKey)
     }
 
-    func encoded() -> [UInt8] {
+    func encoded() throws(KeychainError) -> [UInt8] {
         let list: [PlistValue] = items.map {
             .dictionary(["ID": .data($0.id), "Generation": .integer(Int128($0.generation)), "Tag": .data($0.tag),
                          "Meta": .data($0.meta), "Key": .data($0.key), "Secret": .data($0.secret)])
@@ -159,14 +159,17 @@ final class GroupFile {
             "Items": .array(list),
             "Seal": .data(computeSeal()),
         ]
-        return (try? PlistCodec.encode(.dictionary(top), format: .binary)) ?? []
+        return try KeychainError.binaryPlist(top)
     }
 
     /// Writes the file atomically and durably (0600); an empty group's file is removed.
     func write() throws(KeychainError) {
-        do {
-            if items.isEmpty { try FileSystem.removeFile(path) } else { try FileSystem.writeAtomically(encoded(), to: path) }
-        } catch { throw .system(error) }
+        if items.isEmpty {
+            do { try FileSystem.removeFile(path) } catch { throw .system(error) }
+            return
+        }
+        let bytes = try encoded()
+        do { try FileSystem.writeAtomically(bytes, to: path) } catch { throw .system(error) }
     }
 
     // MARK: Items
@@ -201,11 +204,11 @@ final class GroupFile {
 
     /// Seals `attributes` (group set to this group) and `secret` as a record
     /// with a fresh item key and fresh nonces.
-    func makeItem(_ attributes: ItemAttributes, secret: SecureBytes, id: [UInt8], generation: UInt64) -> StoredItem {
+    func makeItem(_ attributes: ItemAttributes, secret: SecureBytes, id: [UInt8], generation: UInt64) throws(KeychainError) -> StoredItem {
         var a = attributes
         a.accessGroup = group
         let t = tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)
-        var plain = Self.encodeAttributes(a)
+        var plain = try Self.encodeAttributes(a)
         defer { Sodium.wipe(&plain) }
         let meta = Sodium.seal(plain, key: metaKey, ad: metaAD(id: id, generation: generation, tag: t))
         let idk = SecureBytes.random(count: Sodium.keyBytes)
@@ -241,7 +244,7 @@ final class GroupFile {
 
     // MARK: Attribute encoding (inside the `meta` box)
 
-    static func encodeAttributes(_ a: ItemAttributes) -> [UInt8] {
+    static func encodeAttributes(_ a: ItemAttributes) throws(KeychainError) -> [UInt8] {
         var d: [String: PlistValue] = [
             "Class": .string(a.itemClass.rawValue),
             "Account": .string(a.account),
@@ -261,7 +264,7 @@ final class GroupFile {
         if let v = a.description { d["Description"] = .string(v) }
         if let v = a.comment { d["Comment"] = .string(v) }
         if let v = a.generic { d["Generic"] = .data(v) }
-        return (try? PlistCodec.encode(.dictionary(d), format: .binary)) ?? []
+        return try KeychainError.binaryPlist(d)
     }
 
     static func decodeAttributes(_ bytes: [UInt8], group: AccessGroup) -> ItemAttributes? {

@@ -38,7 +38,8 @@ struct KeyTable {
             "DeviceID": .string(deviceID),
             "Keys": .dictionary(wrapped.mapValues { .data($0) }),
         ]
-        do { try FileSystem.writeAtomically((try? PlistCodec.encode(.dictionary(top), format: .binary)) ?? [], to: path) } catch {
+        let bytes = try KeychainError.binaryPlist(top)
+        do { try FileSystem.writeAtomically(bytes, to: path) } catch {
             throw .system(error)
         }
     }
@@ -59,5 +60,16 @@ struct KeyTable {
 
     static func wrap(_ akk: SecureBytes, group: AccessGroup, deviceID: String, kek: SecureBytes) -> [UInt8] {
         Sodium.seal(akk, key: kek, ad: ad(group: group, deviceID: deviceID))
+    }
+}
+
+extension KeychainError {
+    /// A binary property list of `dictionary`, for the keychain's files and
+    /// sealed boxes. An encoding failure is an error, never an empty file
+    /// written over one that held keys or items.
+    static func binaryPlist(_ dictionary: [String: PlistValue]) throws(KeychainError) -> [UInt8] {
+        do { return try PlistCodec.encode(.dictionary(dictionary), format: .binary) } catch {
+            throw .invalidParameter("cannot encode a keychain record: \(error)")
+        }
     }
 }
