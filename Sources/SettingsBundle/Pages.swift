@@ -78,7 +78,7 @@ struct PageWalk {
             report("SB100", file: "", ["idiom": idiom == .phone ? "iphone" : "ipad", "bundle": FileSystem.lastComponent(bundle.path)])
             return
         }
-        visit(file: root.file, bytes: root.bytes, name: "Root", trail: ["Root"])
+        visit(file: root.file, bytes: root.bytes, trail: ["Root"])
     }
 
     /// Reads a page file, reporting parse and shape problems.
@@ -119,7 +119,7 @@ struct PageWalk {
         return d
     }
 
-    private mutating func visit(file: String, bytes: [UInt8], name: String, trail: [String]) {
+    private mutating func visit(file: String, bytes: [UInt8], trail: [String]) {
         visited.insert(file)
         guard let contents = load(file, bytes) else { return }
         var specifiers: [Specifier] = []
@@ -169,6 +169,6 @@ struct PageWalk {
             return
         }
         if visited.contains(resolved.file) { return }
-        visit(file: resolved.file, bytes: resolved.bytes, name: name, trail: trail + [name])
+        visit(file: resolved.file, bytes: resolved.bytes, trail: trail + [name])
     }
 }

@@ -29,7 +29,7 @@ public enum Registration {
     /// - Parameters:
     ///   - includeReadOnly: also register `PSTitleValueSpecifier` defaults.
     public static func defaults(of bundle: SettingsBundle, idiom: Idiom = .phone, profile: Profile = .apple,
-                                includeReadOnly: Bool = false, schema: Schema = .builtIn) -> [String: PlistValue] {
+                                includeReadOnly: Bool = false, schema: Schema = .builtInKinds) -> [String: PlistValue] {
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
         return rows(walk.pages, idiom: idiom, schema: schema, profile: profile, includeReadOnly: includeReadOnly)

@@ -121,7 +121,7 @@ public struct Schema: Sendable {
     ///   including a version newer than ``supportedVersion``.
     public static func load(_ bytes: [UInt8], kindsOnly: Bool = false) throws(SettingsBundleError) -> Schema {
         let value: PlistValue
-        let format: PlistFormat = bytes.starts(with: BinaryPlistMagic.bytes) ? .binary : .json
+        let format: PlistFormat = PlistCodec.detectFormat(bytes) == .binary ? .binary : .json
         do { value = try PlistCodec.decode(bytes, format: format) } catch { throw .invalidSchema("\(error)") }
         guard let top = value.dictionaryValue else { throw .invalidSchema("the top level is not an object") }
         guard case .string("org.apphome.settings-bundle-schema")? = top["format"] else {

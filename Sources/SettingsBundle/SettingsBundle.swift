@@ -130,7 +130,7 @@ public enum StringsTable {
             utf8 = transcodeUTF16(bytes.dropFirst(2), littleEndian: true)
         } else if bytes.starts(with: [0xFE, 0xFF]) {
             utf8 = transcodeUTF16(bytes.dropFirst(2), littleEndian: false)
-        } else if bytes.starts(with: BinaryPlistMagic.bytes) {
+        } else if PlistCodec.detectFormat(bytes) == .binary {
             return Decoded(strings: try stringsOnly(PlistCodec.decode(bytes, format: .binary)), guessedEncoding: nil)
         } else if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             utf8 = Array(bytes.dropFirst(3))
@@ -193,6 +193,3 @@ public enum StringsTable {
     }
 }
 
-enum BinaryPlistMagic {
-    static let bytes: [UInt8] = Array("bplist".utf8)
-}

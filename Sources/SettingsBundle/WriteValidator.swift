@@ -42,7 +42,9 @@ public struct WriteValidator: Sendable {
         hiddenRows = hiddenTable.filter { table[$0.key] == nil }
         hidden = Set(hiddenRows.keys)
         self.idiom = idiom
-        pageFiles = walk.pages.map(\.file)
+        // Every file the walk read, a page that failed to parse included, so
+        // that fixing it makes the compiled form stale.
+        pageFiles = walk.visited.sorted()
     }
 
     /// A validator from rows already looked up (``CompiledSchemaCache``).

@@ -55,6 +55,24 @@ import Testing
         #expect(check(cache.validator(for: dir.bundle, idiom: .phone, keys: ["deep"]), "deep", 1) == "SB704")
     }
 
+    @Test func aBrokenPageFixedInPlaceMakesTheCompiledFileStale() throws {
+        let dir = BundleDirectory(["Root.plist": Self.page(values: ["a", "b"]), "Child.plist": Rows.page([Rows.group(), Rows.toggle("deep")])])
+        let cache = CompiledSchemaCache(directory: dir.base + "/cache")
+        let child = dir.path + "/Child.plist"
+        // The child page is broken when the bundle is compiled: "deep" is unknown.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: child))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data("not a plist".utf8))
+        try handle.close()
+        #expect(check(cache.validator(for: dir.bundle, idiom: .phone, keys: ["deep"]), "deep", 1) == "SB704")
+        // Fixed in place (same inode, so the directory does not change): compiled again.
+        let fixed = try FileHandle(forWritingTo: URL(fileURLWithPath: child))
+        try fixed.truncate(atOffset: 0)
+        try fixed.write(contentsOf: Data(try PlistCodec.encode(Rows.page([Rows.group(), Rows.toggle("deep")]), format: .xml)))
+        try fixed.close()
+        #expect(check(cache.validator(for: dir.bundle, idiom: .phone, keys: ["deep"]), "deep", 1) == "SB703")
+    }
+
     @Test func eachIdiomAndBundleHasItsOwnFileAndDamageMeansRebuild() throws {
         let dir = BundleDirectory(["Root.plist": Self.page(values: ["a"]), "Child.plist": Rows.page([Rows.group()])])
         let cache = CompiledSchemaCache(directory: dir.base + "/cache")
