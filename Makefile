@@ -32,7 +32,7 @@ release: deps
 
 test: deps
 	$(SWIFT) build
-	scripts/with-keyring.sh $(SWIFT) test
+	APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test
 	# The end-to-end suite again, every command through a prefsd started per test.
 	APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import AppHomeCommand
 import Containers
+import Keychain
 import Preferences
 
 /// Runs `apphome` in process against a temporary root.
@@ -29,9 +30,16 @@ final class World: @unchecked Sendable {
     @discardableResult
     func apphome(_ args: String..., variables: [String: String] = ["PATH": "/usr/bin:/bin"], hookTimeout: Double = 10,
                  freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Result {
+        apphome(args, variables: variables, hookTimeout: hookTimeout, freeBytes: freeBytes)
+    }
+
+    /// Runs `apphome --root <root> args…` in process; `prompter` answers `--password`.
+    func apphome(_ args: [String], prompter: (any SecretPrompter)? = nil, variables: [String: String] = ["PATH": "/usr/bin:/bin"],
+                 hookTimeout: Double = 10,
+                 freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Result {
         let console = CapturingConsole()
         let status = AppHomeCommand.run(["--root", root] + args, environment: AppHomeEnvironment(variables: variables),
-                                        console: console, hookTimeout: hookTimeout, freeBytes: freeBytes)
+                                        console: console, prompter: prompter, hookTimeout: hookTimeout, freeBytes: freeBytes)
         return Result(status: status, out: console.standardOutput, err: console.standardError)
     }
 

@@ -161,15 +161,6 @@ import Keychain
     }
 }
 
-extension World {
-    func apphome(_ args: [String], prompter: (any SecretPrompter)? = nil) -> Result {
-        let console = CapturingConsole()
-        let status = AppHomeCommand.run(["--root", root] + args, environment: AppHomeEnvironment(variables: ["PATH": "/usr/bin:/bin"]),
-                                        console: console, prompter: prompter)
-        return Result(status: status, out: console.standardOutput, err: console.standardError)
-    }
-}
-
 /// Answers password prompts from a list, recording the prompts.
 final class Answers: SecretPrompter {
     var answers: [String]
@@ -215,5 +206,12 @@ extension BackupCommandTests {
         #expect(refused.status == 1 && refused.err == "apphome: keychain refused to restore \(id): the backup password is wrong; nothing was changed\n", "\(refused)")
         let right = w.apphome(["restore", id, "--password"], prompter: Answers(["correct horse"]))
         #expect(right.status == 0, "\(right)")
+        var query = ItemQuery(itemClass: .genericPassword)
+        query.service = "sync.example.com"
+        query.returnData = true
+        let restored = try Keychain(root: w.root, policy: AppHomeEnvironment(variables: ["PATH": "/usr/bin:/bin"]).keychainKeyPolicy,
+                                    now: ContainerManager.systemClock)
+            .copyMatching(query, context: try KeychainContext(installed: try manager.entry(for: BundleIdentifier(id)), layout: manager.layout))
+        #expect(restored.first?.data?.constantTimeEquals(SecureBytes(utf8: "s3cret")) == true)
     }
 }

@@ -9,6 +9,9 @@ final class RecordingParticipant: AppDataParticipant, @unchecked Sendable {
     let name: String
     private let lock = NSLock()
     private var _restored: [([UInt8], String)] = []
+    private var _documentsAtRestore: [[String]] = []
+    /// The root, to look at the app's restored Documents when its payload comes.
+    var root: String?
     let payload: [UInt8]?
     let failBackup: Bool
     let failRestore: Bool
@@ -23,6 +26,8 @@ final class RecordingParticipant: AppDataParticipant, @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String { "vault locked" } }
 
     var restored: [([UInt8], String)] { lock.withLock { _restored } }
+    /// What the app's Documents held when each payload was restored.
+    var documentsAtRestore: [[String]] { lock.withLock { _documentsAtRestore } }
 
     func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {}
 
@@ -33,7 +38,9 @@ final class RecordingParticipant: AppDataParticipant, @unchecked Sendable {
 
     func restore(_ payload: [UInt8], for entry: RegistryEntry, secrets: BackupSecrets) throws -> [String] {
         if failRestore { throw Failure() }
-        lock.withLock { _restored.append((payload, entry.bundleIdentifier.rawValue)) }
+        let documents = root.map { ContainerLayout(root: $0).home(uuid: entry.homeUUID, bundleName: entry.bundleName).documents }
+        let seen = documents.flatMap { try? FileManager.default.contentsOfDirectory(atPath: $0).sorted() } ?? []
+        lock.withLock { _restored.append((payload, entry.bundleIdentifier.rawValue)); _documentsAtRestore.append(seen) }
         return ["1 item skipped: it belongs to another device"]
     }
 }
@@ -293,12 +300,15 @@ struct BackupFixture {
     @Test func participantsPayloadsAreBackedUpAndRestoredAfterTheFiles() throws {
         let keychain = RecordingParticipant()
         let f = try BackupFixture(participants: [keychain])
+        keychain.root = f.s.root
         let backup = try f.manager.backup(f.bundle.identifier)
         #expect(backup.manifest.participants == ["keychain": Array("secret items".utf8)])
         _ = try f.manager.uninstall(f.bundle.identifier)
         let report = try f.manager.restore(from: backup.manifestPath, bundle: f.bundle)
         #expect(keychain.restored.map(\.0) == [Array("secret items".utf8)])
         #expect(keychain.restored.map(\.1) == ["com.example.Sample"])
+        // The payload comes once the files are in the (registered) new home.
+        #expect(keychain.documentsAtRestore == [["Inbox", "bug1.txt", "latest"]])
         #expect(report.notes == ["1 item skipped: it belongs to another device"])
         #expect(report.participantFailures.isEmpty)
         #expect(!report.fromAnotherDevice)

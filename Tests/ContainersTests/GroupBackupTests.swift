@@ -115,12 +115,26 @@ import PropertyList
         #expect(try FileManager.default.contentsOfDirectory(atPath: w.manager.layout.groupsDirectory) == [w.container.path.split(separator: "/").last.map(String.init)!])
     }
 
-    @Test(arguments: ["Library/Caches/x", ".apphome-container.plist", "../escape", ""])
-    func aManifestNamingAGroupPathThatIsNeverBackedUpIsRefused(_ path: String) throws {
+    @Test(arguments: [
+        ("Library/Caches/x", "is never backed up"),
+        (".apphome-container.plist", "is never backed up"),
+        ("../escape", "is not a relative path inside the group's container"),
+        ("", "is not a valid path"),
+    ])
+    func aManifestNamingAGroupPathThatIsNeverBackedUpIsRefused(_ path: String, _ reason: String) throws {
+        func manifest(_ entries: [BackupEntry]) throws -> BackupManifest {
+            BackupManifest(bundleIdentifier: try BundleIdentifier("com.example.M"), bundleName: "M.app", version: "1", shortVersion: nil,
+                           deviceIdentifier: "D", creationTime: PlistDate(secondsSince1970: 0), entries: [], participants: [:],
+                           groups: [try AppGroupIdentifier(Self.group): entries])
+        }
+        // The path is checked before its parent is looked for, so only the path itself is at fault.
+        let library = BackupEntry(path: "Library", kind: .directory, mode: 0o700)
         let file = BackupEntry(path: path, kind: .file(hash: ContentHash(of: [1]), size: 1), mode: 0o600)
-        let manifest = BackupManifest(bundleIdentifier: try BundleIdentifier("com.example.M"), bundleName: "M.app", version: "1", shortVersion: nil,
-                                      deviceIdentifier: "D", creationTime: PlistDate(secondsSince1970: 0), entries: [], participants: [:],
-                                      groups: [try AppGroupIdentifier(Self.group): [file]])
-        #expect(throws: ContainersError.self) { try BackupManifest(decoding: try manifest.encoded(), path: "/m.plist") }
+        #expect(throws: ContainersError.backupDamaged(path: "/m.plist", reason: "entry '\(Self.group):\(path)' \(reason)")) {
+            try BackupManifest(decoding: try manifest([library, file]).encoded(), path: "/m.plist")
+        }
+        // A path that may be backed up decodes.
+        let kept = BackupEntry(path: "Library/kept", kind: .file(hash: ContentHash(of: [1]), size: 1), mode: 0o600)
+        #expect(try BackupManifest(decoding: try manifest([library, kept]).encoded(), path: "/m.plist").groups[try AppGroupIdentifier(Self.group)]?.count == 2)
     }
 }

@@ -5,7 +5,9 @@ import PropertyList
 
 @Suite struct RestoreTests {
     @Test func restoreOverAnInstalledAppReplacesItsDataAndEmptiesCachesAndTmp() throws {
-        let f = try BackupFixture()
+        // A clock that moves, so that keeping the install time shows.
+        let ticks = PruneTests.Counter()
+        let f = try BackupFixture(clock: { PlistDate(secondsSince1970: 1_800_000_000 + Double(ticks.next())) })
         let backup = try f.manager.backup(f.bundle.identifier)
         let old = f.home
         try f.s.write("changed later", to: old.documents + "/bug1.txt")
@@ -21,6 +23,7 @@ import PropertyList
         #expect(f.s.read(report.home.app + "/Resources/data.txt") == "one", "the installed bundle is kept")
         #expect(report.previous?.homeUUID == FileSystem_lastComponent(old.path))
         #expect(report.entry.installTime == report.previous?.installTime)
+        #expect(report.entry.installTime.secondsSince1970 == 1_800_000_001, "the first tick: the install's")
         #expect(report.filesRestored == 5 && report.bytesRestored == backup.manifest.totalBytes)
         #expect(f.s.homes == [report.entry.homeUUID])
     }

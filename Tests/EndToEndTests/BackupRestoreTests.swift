@@ -9,9 +9,7 @@ struct BackupRestoreTests {
     static let bundleID = "com.example.ScaryBugs"
 
     func apphome(_ root: TempRoot, _ arguments: [String]) throws -> CommandResult {
-        let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("apphome")
-        return try Subprocess.run(binary, ["--root", root.root.path] + arguments,
-                                  environment: root.environment(), ioDirectory: root.io)
+        try CrashAndDoctorTests.apphome(root, arguments)
     }
 
     func dataContainer(_ root: TempRoot) throws -> String {

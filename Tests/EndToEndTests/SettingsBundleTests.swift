@@ -10,8 +10,7 @@ struct SettingsBundleEndToEndTests {
     static var v1: String { InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path }
 
     func apphome(_ root: TempRoot, _ arguments: [String]) throws -> CommandResult {
-        let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("apphome")
-        return try Subprocess.run(binary, ["--root", root.root.path] + arguments, environment: root.environment(), ioDirectory: root.io)
+        try CrashAndDoctorTests.apphome(root, arguments)
     }
 
     /// A copy of ScaryBugs v1 whose Root.plist is `root` (an XML plist text).
@@ -73,13 +72,14 @@ struct SettingsBundleEndToEndTests {
 
         // The group's suite is checked against the bundle and gets its defaults…
         let refused = try root.run(["write", group, "sortOrder", "-string", "colour"])
-        #expect(refused.status == 1 && refused.stderr.contains("[SB"), "\(refused)")
+        #expect(refused.status == 1 && refused.stderr.contains("[SB701]\nDefaults have not been changed"), "\(refused)")
         try root.expectOutput(["read", "--effective", group, "showRatings"], "1\n(layer: registration)\n")
         try root.succeed(["write", group, "sortOrder", "-string", "name"])
         // …and the app's own domain is not: its settings live in the group.
         try root.succeed(["write", Self.id, "sortOrder", "-string", "colour"])
         let effective = try root.run(["read", "--effective", Self.id, "showRatings"])
-        #expect(effective.status == 1, "\(effective)")
+        #expect(effective.status == 1 && effective.stderr
+                == "defaults: The domain/default pair of (\(Self.id), showRatings) does not exist in any layer\n", "\(effective)")
         // lint of the app's domain still finds the app's bundle.
         #expect(try root.run(["lint", Self.id]).status == 0)
     }

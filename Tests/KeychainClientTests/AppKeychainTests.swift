@@ -125,6 +125,11 @@ import Testing
                                     directory: w.root + "/Keychains")
         var query = ItemQuery(itemClass: .genericPassword)
         query.returnData = true
+        // The same hand-made client with the issued token works…
+        let genuine = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: "com.example.A", credential: issued),
+                                     directory: w.root + "/Keychains")
+        #expect(try genuine.copyMatching(query, context: k.context).map { Self.text($0.data!) } == ["s"])
+        // …and with any other token it is refused.
         #expect(Self.status { () throws(KeychainError) in _ = try forged.copyMatching(query, context: k.context) } == DaemonKeychain.refusedStatus)
         // B's own credential does not open A's items either.
         let bToken = try #require(try AppCredential.read(home: w.home("com.example.B")))
@@ -167,7 +172,12 @@ import Testing
         let w = try World()
         w.service = nil
         var environment = w.daemon
-        #expect(throws: AppKeychainError.self) { try w.keychain("com.example.A", environment) }
+        do {
+            _ = try w.keychain("com.example.A", environment)
+            Issue.record("opened through a prefsd that is not running")
+        } catch {
+            #expect("\(error)" == "prefsd is not answering on \(w.socket): No such file or directory")
+        }
         environment["APPHOME_PREFSD"] = "auto"
         #expect(try !w.keychain("com.example.A", environment).throughPrefsd)
     }

@@ -90,6 +90,12 @@ import Testing
         try k.add(generic("s", "svc", sync: true), data: secret("2"), context: app)
         let r = try k.copyMatching(query(service: "svc", limit: .all, data: false, attributes: true, sync: sync), context: app)
         #expect(r.map { $0.attributes!.account }.sorted() == expected)
+        // A query that says nothing about it finds only the plain item.
+        var bare = ItemQuery(itemClass: .genericPassword)
+        bare.service = "svc"
+        bare.matchLimit = .all
+        bare.returnAttributes = true
+        #expect(try k.copyMatching(bare, context: app).map { $0.attributes!.account } == ["p"])
     }
 
     @Test func updateChangesEveryMatchAndTheModificationDate() throws {

@@ -111,9 +111,18 @@ func stores() -> [(String, any SecretStore)] {
         #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app) }
     }
 
-    @Test func theRealServiceIsExercisedInMakeTest() {
-        // `make test` runs inside scripts/with-keyring.sh; a plain
-        // `swift test` runs the in-memory half only.
-        #expect(stores().count == (keyringSession ? 2 : 1))
+    /// `make test` (which sets APPHOME_TEST_VIA_MAKE) runs inside
+    /// scripts/with-keyring.sh, so the real service must answer there; a
+    /// plain `swift test` runs the in-memory half only.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["APPHOME_TEST_VIA_MAKE"] == "1"))
+    func theRealServiceAnswersInMakeTest() throws {
+        #expect(keyringSession)
+        let store = LibSecretStore()
+        let attributes = ["probe": "make-test"]
+        try store.store(schema: schema, attributes: attributes, label: "AppHome test probe", secret: SecureBytes(utf8: "probe-secret"))
+        let found = try #require(try store.lookup(schema: schema, attributes: attributes))
+        #expect(found.constantTimeEquals(SecureBytes(utf8: "probe-secret")))
+        #expect(try store.clear(schema: schema, attributes: attributes))
+        #expect(try store.lookup(schema: schema, attributes: attributes) == nil)
     }
 }

@@ -10,16 +10,12 @@ import Testing
 /// migratable items only with the password; a wrong password changes nothing.
 @Suite struct BackupPasswordProcessTests {
     func apphome(_ root: String, _ args: [String], stdin: String = "") throws -> (status: Int32, out: String, err: String) {
-        try process(productsDirectory() + "/apphome", ["--root", root] + args, env: ["APPHOME_KEYCHAIN_KEY_STORE": "file"], stdin: stdin)
+        try runProcess(productsDirectory() + "/apphome", ["--root", root] + args, env: ["APPHOME_KEYCHAIN_KEY_STORE": "file"], stdin: stdin)
     }
 
     func security(_ root: String, _ args: [String], stdin: String = "") throws -> (status: Int32, out: String, err: String) {
-        try process(productsDirectory() + "/security", args,
-                    env: ["APPHOME_ROOT": root, "APPHOME_BUNDLE_ID": "com.example.A", "APPHOME_KEYCHAIN_KEY_STORE": "file"], stdin: stdin)
-    }
-
-    func process(_ path: String, _ args: [String], env: [String: String], stdin: String) throws -> (status: Int32, out: String, err: String) {
-        try runProcess(path, args, env: env, stdin: stdin)
+        try runProcess(productsDirectory() + "/security", args,
+                       env: ["APPHOME_ROOT": root, "APPHOME_BUNDLE_ID": "com.example.A", "APPHOME_KEYCHAIN_KEY_STORE": "file"], stdin: stdin)
     }
 
     @Test func migratableItemsMoveToAnotherDeviceOnlyWithTheBackupPassword() throws {

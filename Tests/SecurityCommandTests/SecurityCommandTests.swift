@@ -186,16 +186,7 @@ import Testing
         let sec = productsDirectory() + "/security"
         let apphome = productsDirectory() + "/apphome"
         func inApp(_ id: String, _ script: String) throws -> (Int32, String, String) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: apphome)
-            p.arguments = ["--root", s.root, "run", id, "--", "/bin/sh", "-c", script]
-            p.environment = env
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out; p.standardError = err
-            try p.run()
-            let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+            try runProcess(apphome, ["--root", s.root, "run", id, "--", "/bin/sh", "-c", script], env: env, stdin: "")
         }
         #expect(try inApp("com.example.A", "printf tok-a | '\(sec)' add-generic-password -a me -s api").0 == 0)
         #expect(try inApp("com.example.A", "'\(sec)' find-generic-password -s api -w").1 == "tok-a\n")

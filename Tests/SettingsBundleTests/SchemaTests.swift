@@ -37,6 +37,7 @@ import Testing
         for spec in Array(s.rootKeys.values) + Array(s.commonKeys.values) + s.types.values.flatMap({ Array($0.keys.values) }) {
             named += [spec.requiredRule, spec.typeRule, spec.valuesRule, spec.ignoredRule].compactMap { $0 }
         }
+        #expect(named.count >= 10, "the keys name their rules")
         #expect(named.allSatisfy { s.rules[$0] != nil })
     }
 
