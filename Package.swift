@@ -13,51 +13,55 @@ let package = Package(
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
     ],
     targets: [
+        // The system layer under everything: file system, locks, errors, random,
+        // hex, paths, clock, with a failure-injection seam. Foundation-free.
+        .target(name: "AppHomeSystem"),
         // Foundation-free on purpose: start-up time of `defaults` is the budget.
         .target(name: "PropertyList"),
-        .target(name: "Preferences", dependencies: ["PropertyList"]),
+        .target(name: "Preferences", dependencies: ["AppHomeSystem", "PropertyList"]),
         .target(name: "CommandSupport"),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .target(name: "DefaultsCommand", dependencies: ["PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
+        .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
-        .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
-        .target(name: "AppHomeCommand", dependencies: ["Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
+        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr"]),
+        .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "Keychain"]),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
-        .target(name: "Keychain", dependencies: ["CSodium", "Preferences", "PropertyList", "Containers"]),
+        .target(name: "Keychain", dependencies: ["AppHomeSystem", "CSodium", "PropertyList", "Containers"]),
         // The only target that imports libsecret: the Secret Service as the keychain's SecretStore.
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
         // The client API: an app's keychain through prefsd when it answers, else the files.
-        .target(name: "KeychainClient", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
-        .target(name: "SecurityCommand", dependencies: ["Keychain", "KeychainClient", "Containers", "CommandSupport", "PropertyList"]),
+        .target(name: "KeychainClient", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "Containers", "CommandSupport", "PropertyList"]),
         .executableTarget(name: "security", dependencies: ["SecurityCommand", "Keychain", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
-        .target(name: "PrefsProtocol", dependencies: ["Preferences", "PropertyList"]),
-        .target(name: "PrefsService", dependencies: ["PrefsProtocol", "Preferences", "PropertyList", "Containers", "CommandSupport", "Keychain", "KeychainSecretService"]),
+        .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
+        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "CommandSupport", "Keychain", "KeychainSecretService"]),
         .executableTarget(name: "prefsd", dependencies: ["PrefsService", "CommandSupport"]),
-        .target(name: "PrefsClient", dependencies: ["PrefsProtocol", "Preferences", "PropertyList"]),
-        .executableTarget(name: "prefsbench", dependencies: ["PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
-        .testTarget(name: "PrefsServiceTests", dependencies: ["PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
+        .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .executableTarget(name: "prefsbench", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
+        .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
-        .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
-        .testTarget(name: "DefaultsCommandTests", dependencies: ["DefaultsCommand", "Preferences", "PropertyList"]),
-        .testTarget(name: "ContainersTests", dependencies: ["Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "PreferencesTests", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
+        .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList"]),
+        .testTarget(name: "ContainersTests", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
-        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "KeychainTests", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
         // binary form scripts/compile-settings-schema.py makes of it.
-        .target(name: "SettingsBundle", dependencies: ["PropertyList", "Preferences"],
+        .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
-        .testTarget(name: "SettingsBundleTests", dependencies: ["SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
+        .testTarget(name: "SettingsBundleTests", dependencies: ["AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "PrefsProtocol", "defaults", "apphome", "prefsd", "prefsbench", "security"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Keychain
 import KeychainSecretService
 import Preferences

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Preferences
 import PropertyList
 
@@ -34,8 +35,7 @@ public struct AppBundle: Equatable, Sendable {
     ///   ``ContainersError/invalidAppGroupIdentifier(_:reason:)`` for a
     ///   declared group that is not `group.` + reverse-DNS.
     public init(path given: String) throws(ContainersError) {
-        var path = given
-        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        let path = Paths.trimmingTrailingSlashes(given)
         let name = FileSystem.lastComponent(path)
         func fail(_ reason: String) -> ContainersError { .invalidBundle(path: path, reason: reason) }
         guard Self.isValidBundleName(name) else { throw fail("the directory name must end in '.app'") }

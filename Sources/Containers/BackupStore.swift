@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import AppHomeSystem
 import Glibc
 #endif
 import Preferences
@@ -22,9 +23,7 @@ public struct BackupStore: Sendable {
     public let directory: String
 
     public init(directory: String) {
-        var d = directory
-        while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
-        self.directory = d
+        self.directory = Paths.trimmingTrailingSlashes(directory)
     }
 
     var objectsDirectory: String { directory + "/objects" }

@@ -1,3 +1,5 @@
+import AppHomeSystem
+
 /// Where things live under an AppHome root. The one place that knows the
 /// on-disk layout of homes, the registry and hooks.
 ///
@@ -18,9 +20,7 @@ public struct ContainerLayout: Sendable, Equatable {
     public let root: String
 
     public init(root: String) {
-        var r = root
-        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
-        self.root = r
+        self.root = Paths.trimmingTrailingSlashes(root)
     }
 
     /// `<root>/Applications`.
@@ -53,7 +53,7 @@ public struct ContainerLayout: Sendable, Equatable {
         ApplicationHome(path: applicationsDirectory + "/" + uuid, bundleName: bundleName)
     }
 
-    /// Whether `text` is an uppercase UUID as ``HostIdentifier/makeUUID()``
+    /// Whether `text` is an uppercase UUID as ``Random/uuid()``
     /// makes, so that it is safe as a directory name.
     static func isValidUUID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)

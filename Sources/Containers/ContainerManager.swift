@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import AppHomeSystem
 import Glibc
 #endif
 import Preferences
@@ -37,7 +38,7 @@ public struct ContainerManager: Sendable {
     ///   - participants: what keeps app data outside the homes; none by default.
     public init(root: String,
                 now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock,
-                makeUUID: @escaping @Sendable () -> String = { HostIdentifier.makeUUID() },
+                makeUUID: @escaping @Sendable () -> String = { Random.uuid() },
                 participants: [any AppDataParticipant] = []) {
         self.layout = ContainerLayout(root: root)
         self.registry = ContainerRegistry(layout: layout)

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Preferences
 
 /// The registry file under a root: reading it, and replacing it atomically

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CSodium
 
 /// A BLAKE2b-256 digest of a file's contents (libsodium's
@@ -26,13 +27,7 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Lowercase hexadecimal, 64 characters.
-    public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var hex: String { Hex.encode(bytes) }
 
     public var description: String { hex }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import AppHomeSystem
 import Glibc
 #endif
 import Preferences

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Preferences
 
 /// The directories an app can ask for, with the raw values of Foundation's
@@ -45,9 +46,7 @@ public struct AppContext: Sendable, Equatable {
 
     /// An explicit context.
     public init(homeDirectory: String) {
-        var h = homeDirectory
-        while h.count > 1 && h.hasSuffix("/") { h.removeLast() }
-        self.homeDirectory = h
+        self.homeDirectory = Paths.trimmingTrailingSlashes(homeDirectory)
     }
 
     /// The context `apphome run` set up: `APPHOME_HOME`, else
@@ -108,7 +107,7 @@ public struct AppContext: Sendable, Equatable {
         do {
             try FileSystem.makeDirectories(homeDirectory + "/tmp")
             for _ in 0..<16 {
-                let path = temporaryDirectory + "(A Document Being Saved By AppHome " + HostIdentifier.makeUUID() + ")"
+                let path = temporaryDirectory + "(A Document Being Saved By AppHome " + Random.uuid() + ")"
                 if !FileSystem.exists(path) {
                     try FileSystem.makeDirectories(path)
                     return path

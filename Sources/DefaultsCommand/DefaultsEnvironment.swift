@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Preferences
 
 /// What the `defaults` command needs from the process environment, read

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Containers
 import Preferences

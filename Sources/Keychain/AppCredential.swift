@@ -1,8 +1,8 @@
 #if canImport(Glibc)
+import AppHomeSystem
 import Glibc
 #endif
 import Containers
-import Preferences
 
 /// The per-app credential prefsd asks for before it serves an app's
 /// keychain items.

@@ -1,4 +1,4 @@
-import Preferences
+import AppHomeSystem
 import PropertyList
 
 /// The keychain under `<root>/Keychains/`: items of every app, each access
@@ -28,8 +28,7 @@ public final class Keychain {
     ///   - policy: where a new device root key goes.
     ///   - now: the clock for creation and modification dates.
     public init(root: String, policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate) {
-        var r = root
-        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
+        let r = Paths.trimmingTrailingSlashes(root)
         self.root = r
         self.directory = r + "/Keychains"
         self.policy = policy

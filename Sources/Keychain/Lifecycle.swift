@@ -1,5 +1,5 @@
+import AppHomeSystem
 import Containers
-import Preferences
 import PropertyList
 
 extension SecureBytes: BackupPassword {}

@@ -1,6 +1,7 @@
 import Containers
 import Keychain
 import KeychainSecretService
+import AppHomeSystem
 import Preferences
 import PrefsClient
 import PrefsProtocol

@@ -1,3 +1,4 @@
+import AppHomeSystem
 /// A preference domain, validated once at the edge so that no name can
 /// lead outside the root.
 public enum Domain: Hashable, Sendable, CustomStringConvertible {

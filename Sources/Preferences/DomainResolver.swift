@@ -1,3 +1,4 @@
+import AppHomeSystem
 /// Turns a domain into the file that holds it. The one place that knows the
 /// on-disk layout of preferences.
 ///
@@ -13,10 +14,7 @@ public struct DomainResolver: Sendable {
     /// `$XDG_DATA_HOME/apphome` (an absolute `XDG_DATA_HOME` only), else
     /// `$HOME/.local/share/apphome`; `nil` when none is set.
     public static func defaultRoot(apphomeRoot: String?, xdgDataHome: String?, home: String?) -> String? {
-        if let r = apphomeRoot, !r.isEmpty { return r }
-        if let x = xdgDataHome, x.hasPrefix("/") { return x + "/apphome" }
-        if let h = home, !h.isEmpty { return h + "/.local/share/apphome" }
-        return nil
+        Paths.defaultRoot(apphomeRoot: apphomeRoot, xdgDataHome: xdgDataHome, home: home)
     }
 
     /// ``defaultRoot(apphomeRoot:xdgDataHome:home:)`` from a process's variables.
@@ -34,7 +32,7 @@ public struct DomainResolver: Sendable {
     public var installedAppDomains: [String]
 
     public init(root: String, appPreferencesDirectory: @escaping @Sendable (String) -> String? = { _ in nil }, installedAppDomains: [String] = []) {
-        self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        self.root = Paths.trimmingTrailingSlashes(root)
         self.appPreferencesDirectory = appPreferencesDirectory
         self.installedAppDomains = installedAppDomains
     }

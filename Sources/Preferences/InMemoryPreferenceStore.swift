@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 import Synchronization
 

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// A path into nested values: `window:frame:0` is key `window`, then key

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// Where preference domains are kept.
@@ -145,7 +146,7 @@ public enum HostIdentifier {
             if let bytes = try FileSystem.readFileIfPresent(path) {
                 return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
             }
-            let id = makeUUID()
+            let id = Random.uuid()
             try FileSystem.writeAtomically(Array((id + "\n").utf8), to: path)
             return id
         } catch let error as SystemError {
@@ -161,19 +162,6 @@ public enum HostIdentifier {
         text.utf8.count == 36 && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) || $0 == 0x2D }
     }
 
-    /// A random (version 4) UUID in uppercase.
-    public static func makeUUID() -> String {
-        var b = FileSystem.randomBytes(16)
-        b[6] = (b[6] & 0x0F) | 0x40
-        b[8] = (b[8] & 0x3F) | 0x80
-        let hex = Array("0123456789ABCDEF")
-        var s = ""
-        for (i, byte) in b.enumerated() {
-            if [4, 6, 8, 10].contains(i) { s.append("-") }
-            s.append(hex[Int(byte >> 4)]); s.append(hex[Int(byte & 15)])
-        }
-        return s
-    }
 }
 
 extension String {

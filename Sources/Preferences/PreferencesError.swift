@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// Why a preference operation failed. Cases carry the offending value;

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// The layers NSUserDefaults searches, in order.

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Preferences
 import PrefsProtocol
 

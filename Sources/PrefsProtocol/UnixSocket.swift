@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 import Preferences
 
 /// The socket calls prefsd and its clients make, each wrapped so that a C

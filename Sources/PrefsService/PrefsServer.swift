@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import AppHomeSystem
 import Glibc
 #endif
 import Containers
@@ -362,9 +363,7 @@ public final class PrefsServer {
 
     static func normalized(_ path: String) -> String {
         if let r = realpath(path, nil) { defer { free(r) }; return String(cString: r) }
-        var p = path
-        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
-        return p
+        return Paths.trimmingTrailingSlashes(path)
     }
 
     // MARK: - Domains and the cache

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Keychain
 import PropertyList
 
@@ -55,8 +56,7 @@ enum Listing {
     }
 
     static func hex32(_ n: Int) -> String {
-        let h = String(UInt32(truncatingIfNeeded: n), radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: 8 - h.count) + h + " "
+        "0x" + Hex.digits(UInt32(truncatingIfNeeded: n), width: 8, uppercase: true) + " "
     }
 
     /// `0x…  "YYYYMMDDhhmmssZ\000"` as macOS prints a timedate.
@@ -64,7 +64,7 @@ enum Listing {
         guard let c = CivilTime(date) else { return "<NULL>" }
         func pad(_ n: Int, _ w: Int) -> String { let s = String(n); return String(repeating: "0", count: max(0, w - s.count)) + s }
         let text = pad(c.year, 4) + pad(c.month, 2) + pad(c.day, 2) + pad(c.hour, 2) + pad(c.minute, 2) + pad(c.second, 2) + "Z"
-        let hex = (Array(text.utf8) + [0]).map { b -> String in let h = String(b, radix: 16, uppercase: true); return h.count == 1 ? "0" + h : h }.joined()
+        let hex = Hex.encode(Array(text.utf8) + [0], uppercase: true)
         return "0x\(hex)  \"\(text)\\000\""
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 import Preferences
 import PropertyList
 
@@ -71,10 +72,7 @@ public struct CompiledSchemaCache: Sendable {
         return h
     }
 
-    static func hex(_ v: UInt64) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
-    }
+    static func hex(_ v: UInt64) -> String { Hex.digits(v, width: 16) }
 
     static let schemaStamp = hex(fnv1a(PackageResources.settings_bundle_kinds_bplist))
 
@@ -187,13 +185,7 @@ public struct CompiledSchemaCache: Sendable {
         }
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     static func unhex(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Preferences
 import PropertyList
 
@@ -22,8 +23,7 @@ public struct SettingsBundle: Sendable {
 
     /// - Throws: ``SettingsBundleError/notABundle(_:)`` when `path` is not a directory.
     public init(path: String) throws(SettingsBundleError) {
-        var p = path
-        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+        let p = Paths.trimmingTrailingSlashes(path)
         guard FileSystem.isDirectory(p) else { throw .notABundle(path) }
         self.path = p
     }

@@ -17,6 +17,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 import Preferences
 import PrefsClient
 import PrefsProtocol

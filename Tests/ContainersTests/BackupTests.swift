@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
@@ -339,8 +340,8 @@ struct BackupFixture {
 
 func FileSystem_parent(_ path: String) -> String { (path as NSString).deletingLastPathComponent }
 
-func SystemError_(_ operation: String, path: String, errno: Int32) -> Preferences.SystemError {
-    Preferences.SystemError(operation, path: path, errno: errno)
+func SystemError_(_ operation: String, path: String, errno: Int32) -> AppHomeSystem.SystemError {
+    AppHomeSystem.SystemError(operation, path: path, errno: errno)
 }
 
 func HostIdentifier_load(_ root: String) throws -> String {

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Testing
 import CommandSupport
 import Preferences

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Testing
 import Preferences
 import PrefsClient

@@ -1,5 +1,5 @@
+import AppHomeSystem
 import Containers
-import Preferences
 import PropertyList
 
 /// The app a keychain call acts for, and the access groups it may use.

@@ -1,4 +1,4 @@
-import Preferences
+import AppHomeSystem
 
 /// Why a keychain call failed. Each case has the `OSStatus` Apple's
 /// `SecItem` functions return for it, and a message that never contains a

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
+import AppHomeSystem
 import Glibc
 #endif
-import Preferences
 import PropertyList
 
 /// Where the device root key (DRK) lives.
@@ -138,7 +138,7 @@ public enum DeviceKey {
     /// Makes a new key, stores it in the chosen store and returns the record to write.
     static func create(policy: DeviceKeyPolicy, directory: String, root: String) throws(KeychainError) -> (DeviceRecord, SecureBytes) {
         let key = SecureBytes.random(count: Sodium.keyBytes)
-        let deviceID = HostIdentifier.makeUUID()
+        let deviceID = Random.uuid()
         var store = DeviceKeyStoreKind.file
         if let service = policy.secretStore, !policy.forceFile {
             do {
@@ -184,36 +184,15 @@ public enum DeviceKey {
     }
 
     static func toHex(_ key: SecureBytes) -> SecureBytes {
-        let digits = Array("0123456789abcdef".utf8)
         let out = SecureBytes(uninitializedCount: key.count * 2)
-        out.withUnsafeMutableBytes { o in
-            key.withUnsafeBytes { k in
-                for i in 0..<k.count { o[2 * i] = digits[Int(k[i] >> 4)]; o[2 * i + 1] = digits[Int(k[i] & 15)] }
-            }
-        }
+        out.withUnsafeMutableBytes { o in key.withUnsafeBytes { k in Hex.encode(k, into: o) } }
         return out
     }
 
     static func fromHex(_ hex: SecureBytes) -> SecureBytes? {
         guard hex.count == 2 * Sodium.keyBytes else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x61...0x66: return c - 0x61 + 10
-            case 0x41...0x46: return c - 0x41 + 10
-            default: return nil
-            }
-        }
         let out = SecureBytes(uninitializedCount: Sodium.keyBytes)
-        let ok = out.withUnsafeMutableBytes { o in
-            hex.withUnsafeBytes { h in
-                for i in 0..<Sodium.keyBytes {
-                    guard let a = nibble(h[2 * i]), let b = nibble(h[2 * i + 1]) else { return false }
-                    o[i] = a << 4 | b
-                }
-                return true
-            }
-        }
+        let ok = out.withUnsafeMutableBytes { o in hex.withUnsafeBytes { h in Hex.decode(h, into: o) } }
         return ok ? out : nil
     }
 }

@@ -1,4 +1,4 @@
-import Preferences
+import AppHomeSystem
 import PropertyList
 
 /// One item as stored: only the id, the generation and the keyed lookup

@@ -1,4 +1,4 @@
-import Preferences
+import AppHomeSystem
 import PropertyList
 
 /// `<root>/Keychains/keys.plist`: every access group's key (AKK), wrapped

@@ -2,23 +2,6 @@
 import Glibc
 #endif
 
-/// An operating-system failure: the call that failed, the path it was
-/// about, and `errno`.
-public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var operation: String
-    public var path: String
-    public var errno: Int32
-
-    public init(_ operation: String, path: String, errno: Int32) {
-        self.operation = operation; self.path = path; self.errno = errno
-    }
-
-    /// The C library's text for the error number, e.g. "Permission denied".
-    public var reason: String { String(cString: strerror(errno)) }
-
-    public var description: String { "\(operation) \(path): \(reason)" }
-}
-
 /// The few file-system calls the store makes, each wrapped so that a C
 /// return code becomes a typed ``SystemError`` right here.
 ///
@@ -28,9 +11,12 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
 /// directory `fsync`ed. Foundation's atomic write is not used because it
 /// leaves files 0644 on Linux.
 public enum FileSystem {
+    /// `path` without trailing slashes (see ``Paths/trimmingTrailingSlashes(_:)``).
+    public static func trimmingTrailingSlashes(_ path: String) -> String { Paths.trimmingTrailingSlashes(path) }
+
     /// The file's bytes, or `nil` when it does not exist.
     public static func readFileIfPresent(_ path: String) throws(SystemError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Syscalls.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw SystemError("open", path: path, errno: errno)
@@ -72,7 +58,7 @@ public enum FileSystem {
         if isDirectory(path) { return }
         let parent = parentDirectory(path)
         if parent != path && !parent.isEmpty { try makeDirectories(parent) }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+        if Syscalls.mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw SystemError("mkdir", path: path, errno: errno)
         }
     }
@@ -118,21 +104,21 @@ public enum FileSystem {
         var fd: Int32 = -1
         var tempPath = ""
         for _ in 0..<16 {
-            tempPath = dir + "/." + name + "." + randomSuffix() + ".tmp"
-            fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            tempPath = dir + "/." + name + "." + Random.alphanumeric(8) + ".tmp"
+            fd = Syscalls.open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw SystemError("create", path: tempPath, errno: errno) }
         var ok = false
         defer {
-            if !ok { unlink(tempPath) }
+            if !ok { _ = Syscalls.unlink(tempPath) }
         }
         do {
             defer { close(fd) }
             try writeAll(fd, bytes, path: tempPath)
-            guard fsync(fd) == 0 else { throw SystemError("fsync", path: tempPath, errno: errno) }
+            guard Syscalls.fsync(fd, path: tempPath) == 0 else { throw SystemError("fsync", path: tempPath, errno: errno) }
         }
-        guard rename(tempPath, path) == 0 else { throw SystemError("rename", path: path, errno: errno) }
+        guard Syscalls.rename(tempPath, path) == 0 else { throw SystemError("rename", path: path, errno: errno) }
         ok = true
         syncDirectory(dir)
     }
@@ -142,7 +128,7 @@ public enum FileSystem {
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let n = bytes.withUnsafeBytes { Syscalls.write(fd, $0.baseAddress! + offset, $0.count - offset, path: path) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("write", path: path, errno: errno)
@@ -153,56 +139,22 @@ public enum FileSystem {
 
     /// Removes `path` durably; a missing file is not an error.
     public static func removeFile(_ path: String) throws(SystemError) {
-        if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, errno: errno) }
+        if Syscalls.unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, errno: errno) }
         syncDirectory(parentDirectory(path))
     }
 
     /// Renames durably.
     public static func move(_ from: String, to: String) throws(SystemError) {
-        guard rename(from, to) == 0 else { throw SystemError("rename", path: from, errno: errno) }
+        guard Syscalls.rename(from, to) == 0 else { throw SystemError("rename", path: from, errno: errno) }
         syncDirectory(parentDirectory(to))
     }
 
-    static func syncDirectory(_ dir: String) {
+    public static func syncDirectory(_ dir: String) {
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 { _ = fsync(dfd); close(dfd) }
     }
 
     /// Random bytes from the system generator (the kernel's `getrandom`).
-    public static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
-
-    private static func randomSuffix() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        return String(randomBytes(8).map { alphabet[Int($0) % alphabet.count] })
-    }
+    public static func randomBytes(_ count: Int) -> [UInt8] { Random.bytes(count) }
 }
 
-/// An exclusive advisory lock (`flock`) held on a lock file until
-/// ``unlock()`` or deinitialisation. The kernel drops it when the process
-/// dies, so a crashed writer never leaves a stale lock.
-public final class FileLock {
-    private var fd: Int32
-
-    /// Opens (creating 0600 if needed) `path` and blocks until the lock is held.
-    public init(path: String) throws(SystemError) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw SystemError("open lock", path: path, errno: errno) }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let e = errno
-            close(fd)
-            fd = -1
-            throw SystemError("flock", path: path, errno: e)
-        }
-    }
-
-    /// Releases the lock.
-    public func unlock() {
-        if fd >= 0 { close(fd); fd = -1 }
-    }
-
-    deinit { unlock() }
-}

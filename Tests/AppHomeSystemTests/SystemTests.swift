@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AppHomeSystem
+import Testing
+
+@Suite("system layer")
+struct SystemTests {
+    static func scratch() -> String {
+        var template = Array("/tmp/apphome-system.XXXXXX".utf8CString)
+        return String(cString: mkdtemp(&template)!)
+    }
+
+    @Test func anInjectedRenameFailureLeavesTheOldFileAndNoTemporaryFile() throws {
+        let dir = Self.scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        let path = dir + "/a.plist"
+        try FileSystem.writeAtomically(Array("old".utf8), to: path)
+        #expect(throws: SystemError("rename", path: path, errno: EXDEV)) {
+            try SystemFaults.injecting({ call, _ in call == "rename" ? EXDEV : nil }) {
+                try FileSystem.writeAtomically(Array("new".utf8), to: path)
+            }
+        }
+        #expect(try FileSystem.readFileIfPresent(path) == Array("old".utf8))
+        #expect(try FileSystem.directoryEntries(dir) == ["a.plist"])
+    }
+
+    @Test func anInjectedWriteFailureNamesTheTemporaryFileAndWritesNothing() throws {
+        let dir = Self.scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        let path = dir + "/b.plist"
+        var caught: SystemError?
+        do {
+            try SystemFaults.injecting({ call, _ in call == "write" ? ENOSPC : nil }) {
+                try FileSystem.writeAtomically(Array("x".utf8), to: path)
+            }
+        } catch let e as SystemError { caught = e }
+        #expect(caught?.operation == "write")
+        #expect(caught?.errno == ENOSPC)
+        #expect(try FileSystem.directoryEntries(dir).isEmpty)
+    }
+
+    @Test func withoutAnInjectorTheRealCallsRun() throws {
+        let dir = Self.scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        try FileSystem.writeAtomically([1, 2, 3], to: dir + "/c")
+        #expect(try FileSystem.readFileIfPresent(dir + "/c") == [1, 2, 3])
+    }
+
+    @Test(arguments: [([UInt8](), ""), ([0x00, 0xff, 0x1a], "00ff1a")])
+    func hexRoundTrips(bytes: [UInt8], text: String) {
+        #expect(Hex.encode(bytes) == text)
+        #expect(Hex.decode(text) == bytes)
+        #expect(Hex.decode(text.uppercased()) == bytes)
+    }
+
+    @Test(arguments: ["abc", "zz", "0g"])
+    func hexRefusesOddLengthAndNonDigits(text: String) {
+        #expect(Hex.decode(text) == nil)
+    }
+
+    @Test func fixedWidthDigitsPadAndCut() {
+        #expect(Hex.digits(UInt32(0x2a), width: 8, uppercase: true) == "0000002A")
+        #expect(Hex.digits(UInt64.max, width: 16) == "ffffffffffffffff")
+    }
+
+    @Test func uuidsAreVersionFourUpperCase() {
+        let u = Random.uuid()
+        #expect(u.count == 36)
+        #expect(Array(u)[14] == "4")
+        #expect(u == u.uppercased())
+        #expect(Random.uuid() != u)
+    }
+
+    @Test(arguments: [("/a/b///", "/a/b"), ("/", "/"), ("//", "/"), ("a", "a")])
+    func trailingSlashesAreTrimmed(path: String, expected: String) {
+        #expect(Paths.trimmingTrailingSlashes(path) == expected)
+    }
+
+    @Test func theDefaultRootFollowsAppHomeRootThenXDGThenHome() {
+        #expect(Paths.defaultRoot(apphomeRoot: "/r", xdgDataHome: "/x", home: "/h") == "/r")
+        #expect(Paths.defaultRoot(apphomeRoot: "", xdgDataHome: "/x", home: "/h") == "/x/apphome")
+        #expect(Paths.defaultRoot(apphomeRoot: nil, xdgDataHome: "relative", home: "/h") == "/h/.local/share/apphome")
+        #expect(Paths.defaultRoot(apphomeRoot: nil, xdgDataHome: nil, home: nil) == nil)
+    }
+}
