@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 import Preferences
 
 /// One thing `doctor` found, and what it did (or would do) about it.

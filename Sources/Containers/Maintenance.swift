@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 import Preferences
 
 /// Whose directory a cleanup touched: an app's home, or an app group's

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 import Preferences
 
 /// The per-home lock that says "an app is running": `apphome run` holds it

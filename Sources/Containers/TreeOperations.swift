@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 import Preferences
 
 /// Whole-tree file operations: copying a bundle in, removing a home.

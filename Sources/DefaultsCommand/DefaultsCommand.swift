@@ -82,11 +82,14 @@ public struct DefaultsCommand {
             if let makeStore {
                 store = try makeStore(root)
             } else if let connection = try PrefsdSettings(variables: environment.prefsdVariables).connect(root: root) {
-                store = DaemonPreferenceStore(connection: connection)
+                // prefsd applies the domains' own schemas; an explicit
+                // `--settings-bundle` (which only this run knows) is checked here too.
+                store = DaemonPreferenceStore(connection: connection,
+                                              policy: options.settingsBundle.map { SettingsWritePolicy(root: root, explicitBundle: $0) })
             } else {
                 // Read once: it routes app domains and finds their settings bundles.
                 registry = ContainerRegistry.readOrEmpty(root: root)
-                store = fileStore(root: root, registry: registry!)
+                store = fileStore(root: root, registry: registry!, settingsBundle: options.settingsBundle)
             }
             var command = DefaultsCommand(store: store, options: options, root: root, console: console)
             command.registry = registry
@@ -110,11 +113,14 @@ public struct DefaultsCommand {
     }
 
     /// The store `defaults` uses: files under `root`, with each installed
-    /// app's domain routed to its home's `Library/Preferences`.
-    public static func fileStore(root: String, registry: Registry? = nil) -> PreferenceStore {
+    /// app's domain routed to its home's `Library/Preferences`, and the
+    /// domains' settings schemas as its write policy (`settingsBundle`, when
+    /// given, is the schema of every domain).
+    public static func fileStore(root: String, registry: Registry? = nil, settingsBundle: String? = nil) -> PreferenceStore {
         let apps = registry ?? ContainerRegistry.readOrEmpty(root: root)
         return FilePreferenceStore(resolver: DomainResolver(
-            root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(apps, layout: ContainerLayout(root: root))))
+            root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(apps, layout: ContainerLayout(root: root))),
+            policy: SettingsWritePolicy(root: root, registry: apps, explicitBundle: settingsBundle))
     }
 
     static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {

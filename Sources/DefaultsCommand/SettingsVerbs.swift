@@ -5,93 +5,26 @@ import Preferences
 import PropertyList
 import SettingsBundle
 
-/// Where a domain's settings schema comes from, in order: `--settings-bundle
-/// PATH`; the `Settings.bundle` of the installed app whose bundle id is the
-/// domain (`<home>/<Name>.app/Settings.bundle`), unless its Root names an
-/// `ApplicationGroupContainerIdentifier`: then it governs that group's suite
-/// instead (the domain `group.…`), as the reference's §7 says; a bundle
-/// registered under the root as `Library/SettingsBundles/<domain>.bundle` (a
-/// directory or a symbolic link to one).
-struct SettingsSchemaLookup {
-    let root: String
-    let explicit: String?
-    /// The app registry when it was already read (file store); `nil`: read
-    /// here when the domain could be an app's or a group's.
-    var registry: Registry?
-
-    /// The directory of explicitly registered bundles.
-    static func registeredDirectory(root: String) -> String { root + "/Library/SettingsBundles" }
-
-    /// The bundle whose values live in `domain` on `idiom`. With
-    /// `governing` false, an app's own bundle even when its values go to a
-    /// group's suite (what `lint <domain>` checks).
-    func bundle(for domain: Domain, idiom: Idiom = .phone, governing: Bool = true) throws -> SettingsBundle? {
-        if let explicit {
-            do { return try SettingsBundle(path: explicit) } catch {
-                throw CommandFailure.failure("\(error)")
-            }
-        }
-        guard case .named(let name) = domain else { return nil }
-        let layout = ContainerLayout(root: root)
-        func settingsBundle(_ e: RegistryEntry) -> SettingsBundle? {
-            try? SettingsBundle(path: layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app + "/Settings.bundle")
-        }
-        let group = try? AppGroupIdentifier(name)
-        let app = try? BundleIdentifier(name)
-        let registry = self.registry ?? (app != nil ? ContainerRegistry.readOrEmpty(root: root) : Registry())
-        if let app, let e = registry.entries[app], let b = settingsBundle(e) {
-            // A bundle whose values go to a group's suite does not govern the
-            // app's domain. Only an app in a group can name one (so most apps'
-            // writes do not read Root for it).
-            if !governing || e.groups.isEmpty || b.groupContainerIdentifier(idiom: idiom) == nil { return b }
-            return nil
-        }
-        if let group, registry.groups[group] != nil {
-            for e in registry.sortedEntries where e.groups.contains(group) {
-                if let b = settingsBundle(e), b.groupContainerIdentifier(idiom: idiom) == group.rawValue { return b }
-            }
-        }
-        return try? SettingsBundle(path: Self.registeredDirectory(root: root) + "/" + name + ".bundle")
-    }
-}
-
 extension DefaultsCommand {
     /// Finds the settings bundle of a domain.
     var schemaLookup: SettingsSchemaLookup {
         SettingsSchemaLookup(root: root, explicit: options.settingsBundle, registry: registry)
     }
 
-    /// Where compiled settings bundles are kept (see ``CompiledSchemaCache``).
-    static func compiledSchemaDirectory(root: String) -> String { root + "/Library/Caches/SettingsSchemas" }
 
     /// The validator of `keys` in `domain`, or `nil` when the domain has no
     /// settings bundle. It comes from the compiled form of the bundle when
     /// that is fresh (one small file read), else from walking the bundle.
     func validator(for domain: Domain, keys: [String]) throws -> WriteValidator? {
         guard let bundle = try schemaLookup.bundle(for: domain, idiom: options.idiom ?? .phone) else { return nil }
-        return CompiledSchemaCache(directory: Self.compiledSchemaDirectory(root: root))
+        return CompiledSchemaCache(directory: SettingsSchemaLookup.compiledSchemaDirectory(root: root))
             .validator(for: bundle, idiom: options.idiom ?? .phone, keys: keys)
     }
 
-    /// Checks the final values of `keys` in `contents`; throws when one is
-    /// refused (unless `--force`), returns the findings to print after the write.
-    static func checkWrite(_ validator: WriteValidator?, domain: Domain, keys: [String], contents: [String: PlistValue],
-                           force: Bool) throws -> [Finding] {
-        guard let validator else { return [] }
-        var notes: [Finding] = []
-        for key in keys {
-            guard let value = contents[key], let finding = validator.check(domain: domain.description, key: key, value: value) else { continue }
-            if finding.severity == .error && !force {
-                throw CommandFailure.failure("\(finding.message) [\(finding.rule)]\nDefaults have not been changed (use --force to write anyway).")
-            }
-            if finding.severity != .info { notes.append(finding) }
-        }
-        return notes
-    }
-
-    func reportWriteNotes(_ notes: [Finding]) {
+    /// Prints what the write policy noted about a write that was stored.
+    func reportWriteNotes(_ notes: [WriteNote]) {
         for n in notes {
-            let suffix = n.severity == .error ? " (written anyway: --force)" : ""
+            let suffix = n.forced ? " (written anyway: --force)" : ""
             console.err("defaults: warning: \(n.message) [\(n.rule)]\(suffix)\n")
         }
     }

@@ -21,21 +21,13 @@ extension DefaultsCommand {
             guard case .dictionary(let replacement) = rep else {
                 throw CommandFailure.failure("Rep argument is not a dictionary\nDefaults have not been changed.")
             }
-            let validator = try validator(for: domain, keys: Array(replacement.keys))
-            var notes: [Finding] = []
-            try store.update(domain, scope: options.scope) {
-                notes = try Self.checkWrite(validator, domain: domain, keys: replacement.keys.sorted(), contents: replacement, force: force)
-                $0 = replacement
-            }
-            reportWriteNotes(notes)
+            reportWriteNotes(try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: Array(replacement.keys))) { $0 = replacement })
             return
         }
         let key = args[1]
         let path = try keyPath(key)
         let request = try ValueArguments.parse(Array(args[2...]))
-        let validator = try validator(for: domain, keys: [path.components[0]])
-        var notes: [Finding] = []
-        try store.update(domain, scope: options.scope) { contents in
+        let notes = try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: [path.components[0]])) { contents in
             switch request {
             case .set(let value):
                 try path.set(value, in: &contents)
@@ -59,10 +51,14 @@ extension DefaultsCommand {
                 dict.merge(entries) { _, new in new }
                 try path.set(.dictionary(dict), in: &contents)
             }
-            // The schema knows top-level keys: check the key's whole new value.
-            notes = try Self.checkWrite(validator, domain: domain, keys: [path.components[0]], contents: contents, force: force)
         }
         reportWriteNotes(notes)
+    }
+
+    /// What the write policy is told of a write: `--force`, and the idiom
+    /// the settings schema is read for.
+    func writeOptions(force: Bool, keys: [String]) -> WriteOptions {
+        WriteOptions(force: force, idiom: options.idiom?.rawValue, checkedKeys: keys.sorted())
     }
 
     /// `rename D OLD NEW`: the value moves to the new key (overwriting it).
@@ -126,14 +122,10 @@ extension DefaultsCommand {
         guard case .dictionary(let entries) = value else {
             throw CommandFailure.failure("Property list \(source) was not a dictionary\nDefaults have not been changed.")
         }
-        // Imported keys the domain's settings bundle knows are checked as `write` checks them.
-        let validator = try validator(for: domain, keys: Array(entries.keys))
-        var notes: [Finding] = []
-        try store.update(domain, scope: options.scope) {
-            notes = try Self.checkWrite(validator, domain: domain, keys: entries.keys.sorted(), contents: entries, force: force)
+        // The store's write policy checks imported keys as it checks `write`.
+        reportWriteNotes(try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: Array(entries.keys))) {
             $0.merge(entries) { _, new in new }
-        }
-        reportWriteNotes(notes)
+        })
     }
 
     /// `export D <path|->`: binary plist to a path, XML (or `--format json`) to stdout.

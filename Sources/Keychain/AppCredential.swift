@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 import Containers
 
 /// The per-app credential prefsd asks for before it serves an app's

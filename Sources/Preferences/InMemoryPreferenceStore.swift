@@ -9,24 +9,30 @@ public final class InMemoryPreferenceStore: PreferenceStore {
     private struct Slot: Hashable { var domain: Domain; var scope: HostScope }
     private let domains = Mutex<[Slot: [String: PlistValue]]>([:])
     private let host: String
+    private let policy: (any WritePolicy)?
 
-    public init(hostIdentifier: String = "00000000-0000-4000-8000-000000000000") {
+    public init(hostIdentifier: String = "00000000-0000-4000-8000-000000000000", policy: (any WritePolicy)? = nil) {
         self.host = hostIdentifier
+        self.policy = policy
     }
 
     public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]? {
         domains.withLock { $0[Slot(domain: domain, scope: scope)] }
     }
 
-    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
+    public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
+                       _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote] {
         try domains.withLock { all in
             let slot = Slot(domain: domain, scope: scope)
-            var contents = all[slot] ?? [:]
+            let old = all[slot] ?? [:]
+            var contents = old
             try change(&contents)
             if PlistValue.dictionary(contents).depth > PlistValue.maximumDepth {
                 throw PreferencesError.encoding(domain, .tooDeep(limit: PlistValue.maximumDepth))
             }
+            let notes = try policy?.check(domain, old: old, new: contents, options: options) ?? []
             all[slot] = contents.isEmpty ? nil : contents
+            return notes
         }
     }
 

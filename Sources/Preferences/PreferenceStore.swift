@@ -7,19 +7,26 @@ import PropertyList
 /// tests:
 /// - ``read(_:scope:)`` returns `nil` for a domain that does not exist, and
 ///   never changes anything, even for a file it cannot read.
-/// - ``update(_:scope:_:)`` runs `change` on the current contents under an
-///   exclusive lock and commits the result atomically: concurrent updates of
-///   distinct keys all survive. If `change` throws, nothing is written. An
-///   update that leaves the domain unchanged writes nothing; one that leaves
-///   it empty removes the domain.
+/// - ``commit(_:scope:options:_:)`` (and ``update(_:scope:_:)``) runs `change` on the current contents
+///   under an exclusive lock and commits the result atomically: concurrent
+///   updates of distinct keys all survive. If `change` throws, nothing is
+///   written. An update that leaves the domain unchanged writes nothing; one
+///   that leaves it empty removes the domain.
+/// - Every update passes the store's ``WritePolicy`` (for prefsd, the
+///   service's) before anything is written: a refused value throws
+///   ``PreferencesError/policyViolation(_:)`` and changes nothing.
 /// - A domain that cannot be read is never overwritten or removed.
 public protocol PreferenceStore: Sendable {
     /// The stored contents of `domain`, or `nil` when it does not exist.
     func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]?
 
     /// Applies `change` to the contents of `domain` (empty when it does
-    /// not exist) and commits the result. Rethrows what `change` throws.
-    func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws
+    /// not exist), checks the result against the write policy, and commits
+    /// it. Rethrows what `change` throws.
+    ///
+    /// - Returns: the policy's notes for the writer (warnings, forced values).
+    func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
+                _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote]
 
     /// Names of the stored domains, sorted, without the global domain.
     func domainNames() throws(PreferencesError) -> [String]
@@ -35,24 +42,33 @@ extension PreferenceStore {
     public func read(_ domain: Domain) throws(PreferencesError) -> [String: PlistValue]? {
         try read(domain, scope: .anyHost)
     }
+
+    /// ``commit(_:scope:options:_:)`` with the default options (no
+    /// `force`), its notes left unread.
+    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
+        _ = try commit(domain, scope: scope, options: WriteOptions(), change)
+    }
 }
 
 /// The embedded store: domains as binary plists on disk, under the root.
 ///
 /// Readers go straight to the file (a rename makes every replacement
-/// atomic, so no lock is needed to read). Writers hold an `flock` on a lock
-/// file beside the domain (`.<file>.lock`) for the whole read-modify-write;
-/// prefsd takes the same lock, so the two modes never lose each other's
-/// updates.
+/// atomic, so no lock is needed to read). Writers commit through
+/// ``DomainCommit``, holding an `flock` on a lock file beside the domain
+/// (`.<file>.lock`) for the whole read-modify-write; prefsd commits through
+/// the same path, so the two modes never lose each other's updates.
 public struct FilePreferenceStore: PreferenceStore {
     public let resolver: DomainResolver
+    /// The rules every update must keep (a domain's settings schema).
+    public let policy: (any WritePolicy)?
 
-    public init(resolver: DomainResolver) {
+    public init(resolver: DomainResolver, policy: (any WritePolicy)? = nil) {
         self.resolver = resolver
+        self.policy = policy
     }
 
-    public init(root: String) {
-        self.init(resolver: DomainResolver(root: root))
+    public init(root: String, policy: (any WritePolicy)? = nil) {
+        self.init(resolver: DomainResolver(root: root), policy: policy)
     }
 
     public func location(of domain: Domain, scope: HostScope) throws(PreferencesError) -> String {
@@ -100,29 +116,14 @@ public struct FilePreferenceStore: PreferenceStore {
         }
     }
 
-    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
+    public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
+                       _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote] {
         let path = try location(of: domain, scope: scope)
-        let dir = FileSystem.parentDirectory(path)
-        do { try FileSystem.makeDirectories(dir) } catch { throw PreferencesError.system(error) }
-        let lock: FileLock
-        do { lock = try FileLock(path: dir + "/." + FileSystem.lastComponent(path) + ".lock") } catch {
-            throw PreferencesError.system(error)
-        }
-        defer { lock.unlock() }
-        Self.removeStaleTemporaryFiles(for: path)
-        let old = try Self.load(domain, path: path)
-        var contents = old ?? [:]
-        try change(&contents)
-        if contents == (old ?? [:]) { return }
-        if contents.isEmpty {
-            do { try FileSystem.removeFile(path) } catch { throw PreferencesError.system(error) }
-            return
-        }
-        let bytes: [UInt8]
-        do { bytes = try PlistCodec.encode(.dictionary(contents), format: .binary) } catch {
-            throw PreferencesError.encoding(domain, error)
-        }
-        do { try FileSystem.writeAtomically(bytes, to: path) } catch { throw PreferencesError.system(error) }
+        return try DomainCommit.run(domain, path: path) { contents throws -> [WriteNote] in
+            let old = contents
+            try change(&contents)
+            return try policy?.check(domain, old: old, new: contents, options: options) ?? []
+        }.result
     }
 }
 

@@ -20,6 +20,12 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
     case invalidKeyPath(String, reason: String)
     /// The preferences service (prefsd) refused or failed; its message.
     case service(String)
+    /// The domain's ``WritePolicy`` refused a value; the message says which
+    /// rule and how to write anyway.
+    case policyViolation(String)
+    /// The domain's ``WritePolicy`` could not read its rules (a settings
+    /// bundle that cannot be loaded, say); nothing was written.
+    case policyUnavailable(String)
 
     public var description: String {
         switch self {
@@ -31,6 +37,7 @@ public enum PreferencesError: Error, Equatable, Sendable, CustomStringConvertibl
         case .encoding(let d, let e): return "Could not write domain \(d): \(e)"
         case .invalidKeyPath(let p, let reason): return "Invalid key path \"\(p)\": \(reason)"
         case .service(let message): return message
+        case .policyViolation(let message), .policyUnavailable(let message): return message
         }
     }
 }

@@ -6,24 +6,32 @@ import Synchronization
 
 /// A ``PreferenceStore`` served by prefsd over its socket.
 ///
-/// It keeps the store's contract: ``update(_:scope:_:)`` runs `change` on
+/// It keeps the store's contract: ``commit(_:scope:options:_:)`` runs `change` on
 /// the current contents and commits the result atomically. It does so
 /// optimistically: it reads the domain, runs `change`, and sends only the
 /// keys that changed, each with the value it had when read; if another
 /// writer changed one of those keys meanwhile, prefsd refuses the batch and
 /// the update runs again on fresh contents. Updates of distinct keys never
 /// conflict, so concurrent writers all succeed.
+///
+/// prefsd commits the batch through the one commit path with the service's
+/// write policy (the domains' settings schemas), so a refused value comes
+/// back as ``PreferencesError/policyViolation(_:)``, whatever the client.
 public final class DaemonPreferenceStore: PreferenceStore {
     private let connection: Mutex<PrefsConnection>
     /// The socket it talks to.
     public let socketPath: String
+    /// Rules only this client knows (an explicit `--settings-bundle`),
+    /// checked before the batch is sent; the service checks its own.
+    let policy: (any WritePolicy)?
 
     /// Attempts before an update that keeps conflicting gives up.
     static let maximumAttempts = 1000
 
-    public init(connection: sending PrefsConnection) {
+    public init(connection: sending PrefsConnection, policy: (any WritePolicy)? = nil) {
         self.socketPath = connection.socketPath
         self.connection = Mutex(connection)
+        self.policy = policy
     }
 
     func call(_ request: Request) throws(PrefsClientError) -> [String: PlistValue] {
@@ -41,32 +49,40 @@ public final class DaemonPreferenceStore: PreferenceStore {
         try preferencesCall(.read(DomainAddress(domain, scope: scope), key: nil))["contents"]?.dictionaryValue
     }
 
-    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
+    public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
+                       _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote] {
         let address = DomainAddress(domain, scope: scope)
         for _ in 0..<Self.maximumAttempts {
             let base = try preferencesCall(.read(address, key: nil))["contents"]?.dictionaryValue ?? [:]
             var contents = base
             try change(&contents)
-            if contents == base { return }
-            var set = ChangeSet()
-            for (k, v) in contents where base[k] != v {
-                set.set[k] = v
-                set.expected[k] = .some(base[k])
-            }
-            for (k, v) in base where contents[k] == nil {
-                set.remove.append(k)
-                set.expected[k] = .some(v)
-            }
+            // A write of values already stored still asks the policy about them.
+            if contents == base && options.checkedKeys.isEmpty { return [] }
+            let local = try policy?.check(domain, old: base, new: contents, options: options) ?? []
             do {
-                _ = try call(.batch(address, set))
-                return
+                let reply = try call(.batch(address, ChangeSet(from: base, to: contents), options: options))
+                return local + Self.notes(reply["notes"])
             } catch {
-                if case .remote(let e) = error, e.code == ErrorCode.conflict.rawValue { continue }
+                if case .remote(let e) = error {
+                    if e.code == ErrorCode.conflict.rawValue { continue }
+                    if e.code == ErrorCode.policyViolation.rawValue { throw PreferencesError.policyViolation(e.message) }
+                }
                 if case .encoding(let e) = error { throw PreferencesError.encoding(domain, e) }
                 throw PreferencesError.service(error.description)
             }
         }
         throw PreferencesError.service("the domain \(domain) kept changing; nothing was written")
+    }
+
+    /// The write notes of a batch's reply (`Schemas/prefsd-protocol.md`).
+    static func notes(_ value: PlistValue?) -> [WriteNote] {
+        guard case .array(let items)? = value else { return [] }
+        return items.compactMap { item -> WriteNote? in
+            guard case .dictionary(let d) = item, case .string(let rule)? = d["rule"], case .string(let message)? = d["message"] else { return nil }
+            var forced = false
+            if case .bool(let f)? = d["forced"] { forced = f }
+            return WriteNote(rule: rule, message: message, forced: forced)
+        }
     }
 
     public func domainNames() throws(PreferencesError) -> [String] {

@@ -41,35 +41,26 @@ public struct DomainAddress: Hashable, Sendable {
     }
 }
 
-/// A set of changes to one domain, applied all or nothing.
-///
-/// `expected` holds, for keys whose current value the change depends on,
-/// the value it must still have (`nil`: the key must be absent); when one
-/// differs, nothing is applied and the reply is `conflict`.
-public struct ChangeSet: Equatable, Sendable {
-    /// Keys to set, with their new values.
-    public var set: [String: PlistValue]
-    /// Keys to remove.
-    public var remove: [String]
-    /// Whether every key goes first (the domain is replaced or deleted).
-    public var removeAll: Bool
-    /// Key → the value it must still have (`nil`: must be absent).
-    public var expected: [String: PlistValue?]
-
-    public init(set: [String: PlistValue] = [:], remove: [String] = [], removeAll: Bool = false, expected: [String: PlistValue?] = [:]) {
-        self.set = set; self.remove = remove; self.removeAll = removeAll; self.expected = expected
+extension WriteOptions {
+    /// `force` (a boolean, sent only when true), `idiom` (a string) and
+    /// `check` (the checked keys, an array of strings).
+    func encode(into d: inout [String: PlistValue]) {
+        if force { d["force"] = .bool(true) }
+        if let idiom { d["idiom"] = .string(idiom) }
+        if !checkedKeys.isEmpty { d["check"] = .array(checkedKeys.map { .string($0) }) }
     }
 
-    /// Whether `contents` still has every expected value.
-    public func holds(in contents: [String: PlistValue]) -> Bool {
-        expected.allSatisfy { key, value in contents[key] == value }
-    }
-
-    /// Applies the change to `contents` (removals first, then sets).
-    public func apply(to contents: inout [String: PlistValue]) {
-        if removeAll { contents.removeAll() }
-        for k in remove { contents[k] = nil }
-        for (k, v) in set { contents[k] = v }
+    init(decoding d: [String: PlistValue]) throws(ProtocolError) {
+        self.init()
+        if let f = d["force"] {
+            guard case .bool(let b) = f else { throw .malformed("force must be a boolean") }
+            force = b
+        }
+        if let i = d["idiom"] {
+            guard case .string(let s) = i else { throw .malformed("idiom must be a string") }
+            idiom = s
+        }
+        if d["check"] != nil { checkedKeys = try Request.strings(d["check"], "check") }
     }
 }
 
@@ -112,12 +103,13 @@ public enum Request: Equatable, Sendable {
     case status
     /// A whole domain, or with `key` one value of it.
     case read(DomainAddress, key: String?)
-    /// Sets keys.
-    case write(DomainAddress, set: [String: PlistValue])
+    /// Sets keys; `options` go to the domain's write policy (`force`, `idiom`).
+    case write(DomainAddress, set: [String: PlistValue], options: WriteOptions = WriteOptions())
     /// Removes keys, or (`nil`) the whole domain.
     case delete(DomainAddress, keys: [String]?)
-    /// Sets and removes keys atomically if the expected values still hold.
-    case batch(DomainAddress, ChangeSet)
+    /// Sets and removes keys atomically if the expected values still hold
+    /// and the domain's write policy allows the result.
+    case batch(DomainAddress, ChangeSet, options: WriteOptions = WriteOptions())
     /// The stored domains' names.
     case listDomains
     /// Pushes the domain's changes to this connection from now on.
@@ -170,14 +162,16 @@ public enum Request: Equatable, Sendable {
         case .read(let a, let key):
             a.encode(into: &d)
             if let key { d["key"] = .string(key) }
-        case .write(let a, let set):
+        case .write(let a, let set, let options):
             a.encode(into: &d)
             d["set"] = .dictionary(set)
+            options.encode(into: &d)
         case .delete(let a, let keys):
             a.encode(into: &d)
             if let keys { d["keys"] = .array(keys.map { .string($0) }) }
-        case .batch(let a, let c):
+        case .batch(let a, let c, let options):
             a.encode(into: &d)
+            options.encode(into: &d)
             if !c.set.isEmpty { d["set"] = .dictionary(c.set) }
             if !c.remove.isEmpty { d["remove"] = .array(c.remove.map { .string($0) }) }
             if c.removeAll { d["removeAll"] = .bool(true) }
@@ -229,7 +223,7 @@ public enum Request: Equatable, Sendable {
         do { return (id, .success(try decode(operation, d))) } catch { return (id, .failure(error)) }
     }
 
-    private static func strings(_ v: PlistValue?, _ field: String) throws(ProtocolError) -> [String] {
+    static func strings(_ v: PlistValue?, _ field: String) throws(ProtocolError) -> [String] {
         guard case .array(let items)? = v else { throw .malformed("\(field) must be an array of strings") }
         var out: [String] = []
         for item in items {
@@ -256,7 +250,7 @@ public enum Request: Equatable, Sendable {
             return .read(try DomainAddress(decoding: d), key: key)
         case .write:
             guard case .dictionary(let set)? = d["set"] else { throw .malformed("write needs a set dictionary") }
-            return .write(try DomainAddress(decoding: d), set: set)
+            return .write(try DomainAddress(decoding: d), set: set, options: try WriteOptions(decoding: d))
         case .delete:
             let keys = d["keys"] == nil ? nil : try strings(d["keys"], "keys")
             return .delete(try DomainAddress(decoding: d), keys: keys)
@@ -275,7 +269,7 @@ public enum Request: Equatable, Sendable {
             if d["expectAbsent"] != nil {
                 for k in try strings(d["expectAbsent"], "expectAbsent") { c.expected[k] = .some(nil) }
             }
-            return .batch(try DomainAddress(decoding: d), c)
+            return .batch(try DomainAddress(decoding: d), c, options: try WriteOptions(decoding: d))
         case .subscribe: return .subscribe(try DomainAddress(decoding: d))
         case .location: return .location(try DomainAddress(decoding: d))
         case .unsubscribe:

@@ -63,6 +63,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case conflict
     /// The preference store refused or failed; `message` is its text.
     case preferences
+    /// The domain's write policy (its settings schema) refused a value;
+    /// `message` is the text `defaults` prints. Nothing was written.
+    case policyViolation
     /// The containers layer refused or failed; `message` is its text.
     case containers
     /// No such subscription on this connection.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 import Containers
 import Dispatch
 import Keychain
@@ -56,6 +56,7 @@ public final class PrefsServer {
         var requestID: Int
         var domain: Domain
         var change: ChangeSet
+        var options: WriteOptions
     }
 
     final class CachedDomain {
@@ -303,12 +304,12 @@ public final class PrefsServer {
                 } else {
                     reply(.success(contents.map { ["contents": .dictionary($0)] } ?? [:]))
                 }
-            case .write(let address, let set):
-                try queue(ChangeSet(set: set), for: address, id: id, from: c)
+            case .write(let address, let set, let options):
+                try queue(ChangeSet(set: set), options: options, for: address, id: id, from: c)
             case .delete(let address, let keys):
-                try queue(keys.map { ChangeSet(remove: $0) } ?? ChangeSet(removeAll: true), for: address, id: id, from: c)
-            case .batch(let address, let change):
-                try queue(change, for: address, id: id, from: c)
+                try queue(keys.map { ChangeSet(remove: $0) } ?? ChangeSet(removeAll: true), options: WriteOptions(), for: address, id: id, from: c)
+            case .batch(let address, let change, let options):
+                try queue(change, options: options, for: address, id: id, from: c)
             case .listDomains:
                 refreshResolverIfNeeded()
                 reply(.success(["domains": .array(try resolver.domainNames().map { .string($0) })]))
@@ -503,10 +504,10 @@ public final class PrefsServer {
 
     // MARK: - Writes
 
-    private func queue(_ change: ChangeSet, for address: DomainAddress, id: Int, from c: ClientConnection) throws(PreferencesError) {
+    private func queue(_ change: ChangeSet, options: WriteOptions, for address: DomainAddress, id: Int, from c: ClientConnection) throws(PreferencesError) {
         let path = try path(for: address)
         if pending[path] == nil { pendingOrder.append(path) }
-        pending[path, default: []].append(PendingWrite(clientID: c.id, requestID: id, domain: address.domain, change: change))
+        pending[path, default: []].append(PendingWrite(clientID: c.id, requestID: id, domain: address.domain, change: change, options: options))
         // The client's next request waits for this commit, so it reads its own write.
         c.waitingForCommit = true
     }
@@ -528,59 +529,58 @@ public final class PrefsServer {
         for c in clients.values { c.waitingForCommit = false }
     }
 
+    /// Commits `writes` to one domain through the one commit path: each
+    /// change set must still hold and pass the write policy, else it alone
+    /// is refused; the rest are written together.
     private func commit(_ writes: [PendingWrite], path: String) -> [Result<[String: PlistValue], RemoteError>] {
-        func failAll(_ e: PreferencesError) -> [Result<[String: PlistValue], RemoteError>] {
-            Array(repeating: .failure(RemoteError(.preferences, e.description)), count: writes.count)
-        }
-        let dir = FileSystem.parentDirectory(path)
-        let lock: FileLock
-        do {
-            try FileSystem.makeDirectories(dir)
-            lock = try FileLock(path: dir + "/." + FileSystem.lastComponent(path) + ".lock")
-        } catch { return failAll(.system(error)) }
-        defer { lock.unlock() }
-        FilePreferenceStore.removeStaleTemporaryFiles(for: path)
+        let domain = writes[0].domain
         let entry = cache[path] ?? CachedDomain()
         cache[path] = entry
         if entry.valid && FileIdentity.of(path) != entry.identity { entry.valid = false }
-        let old: [String: PlistValue]
-        do { old = try load(writes[0].domain, path: path) ?? [:] } catch { return failAll(error) }
-        var working = old
-        var results: [Result<[String: PlistValue], RemoteError>] = []
-        for w in writes {
-            counters.writes += 1
-            if !w.change.holds(in: working) {
-                results.append(.failure(RemoteError(.conflict, "the domain \(w.domain) changed; nothing was written")))
-                continue
-            }
-            if w.change.set.values.contains(where: { $0.depth >= PlistValue.maximumDepth }) {
-                results.append(.failure(RemoteError(.preferences, PreferencesError.encoding(w.domain, .tooDeep(limit: PlistValue.maximumDepth)).description)))
-                continue
-            }
-            w.change.apply(to: &working)
-            results.append(.success([:]))
-        }
-        if working == old { return results }
+        let policy = configuration.writePolicy
+        let outcome: DomainCommit.Outcome
+        let results: [Result<[String: PlistValue], RemoteError>]
         do {
-            if working.isEmpty {
-                try FileSystem.removeFile(path)
-            } else {
-                let bytes: [UInt8]
-                do { bytes = try PlistCodec.encode(.dictionary(working), format: .binary) } catch {
-                    return failAll(.encoding(writes[0].domain, error))
+            (outcome, results) = try DomainCommit.run(domain, path: path, load: { d, p throws(PreferencesError) in try self.load(d, path: p) }) { working in
+                var results: [Result<[String: PlistValue], RemoteError>] = []
+                for w in writes {
+                    counters.writes += 1
+                    guard w.change.holds(in: working) else {
+                        results.append(.failure(RemoteError(.conflict, "the domain \(w.domain) changed; nothing was written")))
+                        continue
+                    }
+                    var next = working
+                    do throws(PreferencesError) {
+                        try w.change.checkDepth(of: w.domain)
+                        w.change.apply(to: &next)
+                        let notes = try policy?.check(w.domain, old: working, new: next, options: w.options) ?? []
+                        working = next
+                        results.append(.success(notes.isEmpty ? [:] : ["notes": .array(notes.map(Self.encode))]))
+                    } catch {
+                        let code: ErrorCode = if case .policyViolation = error { .policyViolation } else { .preferences }
+                        results.append(.failure(RemoteError(code, error.description)))
+                    }
                 }
-                try FileSystem.writeAtomically(bytes, to: path)
+                return results
             }
         } catch {
             entry.valid = false
-            return failAll(.system(error))
+            let e = error as? PreferencesError ?? .service("\(error)")
+            return Array(repeating: .failure(RemoteError(.preferences, e.description)), count: writes.count)
         }
+        guard outcome.written else { return results }
         counters.commits += 1
-        entry.contents = working.isEmpty ? nil : working
+        entry.contents = outcome.new.isEmpty ? nil : outcome.new
         entry.identity = FileIdentity.of(path)
+        let dir = FileSystem.parentDirectory(path)
         entry.valid = watcher.isWatching(dir) || watcher.watch(dir)
-        notify(subscriptions[path] ?? [], old: old, new: working)
+        notify(subscriptions[path] ?? [], old: outcome.old, new: outcome.new)
         return results
+    }
+
+    /// A write note as a batch's reply carries it.
+    static func encode(_ note: WriteNote) -> PlistValue {
+        .dictionary(["rule": .string(note.rule), "message": .string(note.message), "forced": .bool(note.forced)])
     }
 
     // MARK: - Uninstall

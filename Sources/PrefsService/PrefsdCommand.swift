@@ -1,10 +1,11 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 import CommandSupport
 import Preferences
 import PrefsProtocol
+import SettingsBundle
 
 /// The `prefsd` command line: options, socket activation, then the service.
 public enum PrefsdCommand {
@@ -78,6 +79,7 @@ public enum PrefsdCommand {
             }
             configuration.maximumClients = 1000
             configuration.keychainEnvironment = v
+            configuration.writePolicy = SettingsWritePolicy(root: root)
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {
                 throw CommandFailure.failure(error.description)

@@ -1,4 +1,5 @@
 import Containers
+import Preferences
 import PrefsProtocol
 import PropertyList
 
@@ -29,6 +30,9 @@ public struct ServerConfiguration: Sendable {
     /// (`DeviceKeyPolicy.forEnvironment`): the daemon's own environment.
     /// Empty (the default): the key file, never the Secret Service.
     public var keychainEnvironment: [String: String] = [:]
+    /// The rules every write must keep (the domains' settings schemas),
+    /// applied by the one commit path to every client's writes.
+    public var writePolicy: (any WritePolicy)?
     /// The clock that dates keychain items (tests pin it).
     public var keychainClock: @Sendable () -> PlistDate = ContainerManager.systemClock
     /// Where diagnostics go (one line each, no trailing newline).

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import AppHomeSystem
 import Glibc
 #endif
+import AppHomeSystem
 
 /// Reading the keychain's own files: opened with `O_NOFOLLOW` (a symbolic
 /// link is refused), and refused when another user owns them or may read

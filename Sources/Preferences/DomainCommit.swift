@@ -1,0 +1,66 @@
+import AppHomeSystem
+import PropertyList
+
+/// The one commit path of a domain's file: every writer (the embedded
+/// ``FilePreferenceStore`` and prefsd's write queue) goes through
+/// ``run(_:path:load:_:)``.
+///
+/// Under an exclusive `flock` on `.<file>.lock` beside the domain, it
+/// removes temporary files of writers that died, loads the current
+/// contents, lets the caller change them (applying its ``WritePolicy``
+/// there), and, when they changed, replaces the file atomically and durably
+/// (binary plist, 0600, `fsync`, `rename`, `fsync` of the directory), or
+/// removes it when the domain became empty. A domain that cannot be read is
+/// never overwritten.
+public enum DomainCommit {
+    /// What a commit found and left.
+    public struct Outcome: Sendable {
+        /// The contents before (empty for a domain that did not exist).
+        public var old: [String: PlistValue]
+        /// The contents after.
+        public var new: [String: PlistValue]
+        /// Whether the file was replaced or removed.
+        public var written: Bool
+    }
+
+    /// Locks, loads, changes, commits.
+    ///
+    /// - Parameters:
+    ///   - domain: the domain (for messages).
+    ///   - path: its file.
+    ///   - load: reads the current contents (prefsd passes its cache, which
+    ///     it checks against the file); the file by default.
+    ///   - change: changes the contents; what it throws is rethrown and
+    ///     nothing is written.
+    /// - Returns: the outcome and what `change` returned.
+    public static func run<T>(_ domain: Domain, path: String,
+                              load: (Domain, String) throws(PreferencesError) -> [String: PlistValue]? = FilePreferenceStore.load,
+                              _ change: (inout [String: PlistValue]) throws -> T) throws -> (outcome: Outcome, result: T) {
+        let dir = FileSystem.parentDirectory(path)
+        let lock: FileLock
+        do {
+            try FileSystem.makeDirectories(dir)
+            lock = try FileLock(path: dir + "/." + FileSystem.lastComponent(path) + ".lock")
+        } catch { throw PreferencesError.system(error) }
+        defer { lock.unlock() }
+        FilePreferenceStore.removeStaleTemporaryFiles(for: path)
+        let old = try load(domain, path) ?? [:]
+        var contents = old
+        let result = try change(&contents)
+        if contents == old { return (Outcome(old: old, new: contents, written: false), result) }
+        do {
+            if contents.isEmpty {
+                try FileSystem.removeFile(path)
+            } else {
+                let bytes: [UInt8]
+                do { bytes = try PlistCodec.encode(.dictionary(contents), format: .binary) } catch {
+                    throw PreferencesError.encoding(domain, error)
+                }
+                try FileSystem.writeAtomically(bytes, to: path)
+            }
+        } catch let error as SystemError {
+            throw PreferencesError.system(error)
+        }
+        return (Outcome(old: old, new: contents, written: true), result)
+    }
+}

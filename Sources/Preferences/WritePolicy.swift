@@ -1,0 +1,87 @@
+import PropertyList
+
+/// How a write was asked for, beyond its values: what a ``WritePolicy``
+/// weighs. It travels with the write to prefsd (`Schemas/prefsd-protocol.md`).
+public struct WriteOptions: Sendable, Equatable {
+    /// Store values the policy refuses (`defaults write --force`); each
+    /// refusal comes back as a forced ``WriteNote`` instead.
+    public var force: Bool
+    /// The device idiom (`phone`, `pad`) a settings schema is read for;
+    /// `nil`: the policy's default.
+    public var idiom: String?
+    /// Keys the writer sets, checked even when the value they get is the one
+    /// already stored (`defaults write D K V` refuses a bad `V` whatever the
+    /// domain holds); keys whose value changes are always checked.
+    public var checkedKeys: [String]
+
+    public init(force: Bool = false, idiom: String? = nil, checkedKeys: [String] = []) {
+        self.force = force
+        self.idiom = idiom
+        self.checkedKeys = checkedKeys
+    }
+}
+
+/// Something a write should tell its user although the value was stored: a
+/// warning of the schema, or a refusal overridden with ``WriteOptions/force``.
+public struct WriteNote: Sendable, Equatable {
+    /// The rule's id (`SB705`).
+    public var rule: String
+    /// The rule's message.
+    public var message: String
+    /// Whether the policy refused the value and `force` stored it anyway.
+    public var forced: Bool
+
+    public init(rule: String, message: String, forced: Bool) {
+        self.rule = rule; self.message = message; self.forced = forced
+    }
+}
+
+/// The rules a domain's contents must keep, whoever writes them.
+///
+/// The contract: ``check(_:old:new:options:)`` looks only at the keys whose
+/// value `new` sets or changes, and those of ``WriteOptions/checkedKeys``
+/// that `new` holds (removals are always allowed), throws
+/// ``PreferencesError/policyViolation(_:)`` with a message fit for the user
+/// when one breaks a rule (unless `options.force`), and returns the notes
+/// the writer should print. It never writes anything.
+///
+/// `Preferences` defines the policy; `SettingsBundle` implements it (a
+/// domain's Settings.bundle is its schema); the one commit path
+/// (``DomainCommit``) applies it, for the file store and prefsd alike, so no
+/// client can store what the schema refuses.
+public protocol WritePolicy: Sendable {
+    /// Checks the change of `domain` from `old` to `new`.
+    ///
+    /// - Returns: notes to show the writer.
+    /// - Throws: ``PreferencesError/policyViolation(_:)`` when a value is
+    ///   refused; ``PreferencesError/policyUnavailable(_:)`` when the rules
+    ///   themselves cannot be read.
+    func check(_ domain: Domain, old: [String: PlistValue], new: [String: PlistValue],
+               options: WriteOptions) throws(PreferencesError) -> [WriteNote]
+}
+
+extension WritePolicy {
+    /// The keys a policy checks: those a change from `old` to `new` sets or
+    /// changes, and the `checkedKeys` of `options` that `new` holds; sorted.
+    public static func keysToCheck(old: [String: PlistValue], new: [String: PlistValue], options: WriteOptions) -> [String] {
+        var keys = Set(new.compactMap { k, v in old[k] == v ? nil : k })
+        for k in options.checkedKeys where new[k] != nil { keys.insert(k) }
+        return keys.sorted()
+    }
+}
+
+/// Two policies, both of which must allow a write (their notes joined).
+public struct CombinedWritePolicy: WritePolicy {
+    let first: any WritePolicy
+    let second: any WritePolicy
+
+    public init(_ first: any WritePolicy, _ second: any WritePolicy) {
+        self.first = first
+        self.second = second
+    }
+
+    public func check(_ domain: Domain, old: [String: PlistValue], new: [String: PlistValue],
+                      options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
+        try first.check(domain, old: old, new: new, options: options) + second.check(domain, old: old, new: new, options: options)
+    }
+}

@@ -1,0 +1,54 @@
+import Containers
+import Preferences
+import PropertyList
+
+/// The write policy of preference domains that have a settings schema: a
+/// value under a key the domain's Settings.bundle declares must fit that
+/// row (type, range, `Values`), as ``WriteValidator`` checks it.
+///
+/// The one commit path applies it for every writer: `defaults` on the files,
+/// prefsd for any client of its socket, and the Swift API. A refused value
+/// throws ``PreferencesError/policyViolation(_:)`` with the rule and its
+/// message; with ``WriteOptions/force`` it is stored and noted instead.
+/// Keys no row declares are stored without a check (SB704, not reported).
+public struct SettingsWritePolicy: WritePolicy {
+    /// Finds the schema of a domain (an explicit bundle, the installed
+    /// app's, a group's governing bundle, a registered one).
+    public let lookup: SettingsSchemaLookup
+
+    public init(lookup: SettingsSchemaLookup) {
+        self.lookup = lookup
+    }
+
+    /// The policy of the domains under `root`, reading the app registry
+    /// when a domain could be an app's or a group's.
+    public init(root: String, registry: Registry? = nil, explicitBundle: String? = nil) {
+        self.init(lookup: SettingsSchemaLookup(root: root, explicit: explicitBundle, registry: registry))
+    }
+
+    /// The message of a refused value, the same for every writer.
+    public static func refusal(_ finding: Finding) -> String {
+        "\(finding.message) [\(finding.rule)]\nDefaults have not been changed (use --force to write anyway)."
+    }
+
+    public func check(_ domain: Domain, old: [String: PlistValue], new: [String: PlistValue],
+                      options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
+        let keys = Self.keysToCheck(old: old, new: new, options: options)
+        if keys.isEmpty { return [] }
+        let idiom = options.idiom.flatMap(Idiom.init(rawValue:)) ?? .phone
+        let bundle: SettingsBundle?
+        do { bundle = try lookup.bundle(for: domain, idiom: idiom) } catch { throw .policyUnavailable(error.description) }
+        guard let bundle else { return [] }
+        let validator = CompiledSchemaCache(directory: SettingsSchemaLookup.compiledSchemaDirectory(root: lookup.root))
+            .validator(for: bundle, idiom: idiom, keys: keys)
+        var notes: [WriteNote] = []
+        for key in keys {
+            guard let value = new[key], let finding = validator.check(domain: domain.description, key: key, value: value) else { continue }
+            if finding.severity == .error && !options.force { throw .policyViolation(Self.refusal(finding)) }
+            if finding.severity != .info {
+                notes.append(WriteNote(rule: finding.rule, message: finding.message, forced: finding.severity == .error))
+            }
+        }
+        return notes
+    }
+}
