@@ -19,17 +19,20 @@ let package = Package(
         // Foundation-free on purpose: start-up time of `defaults` is the budget.
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["AppHomeSystem", "PropertyList"]),
-        .target(name: "CommandSupport"),
+        .target(name: "CommandSupport", dependencies: ["Keychain"]),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
-        .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
+        .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"]),
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr"]),
         .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
-        .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "Keychain"]),
+        .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"]),
+        // For crash tests only: `apphome` with a step hook that kills it at a journaled step.
+        .executableTarget(name: "apphome-crashing", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport", "Containers"],
+                          path: "Tests/Fixtures/apphome-crashing"),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
         .target(name: "Keychain", dependencies: ["AppHomeSystem", "CSodium", "PropertyList", "Containers"]),
@@ -38,7 +41,7 @@ let package = Package(
         // The client API: an app's keychain through prefsd when it answers, else the files.
         .target(name: "KeychainClient", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "Containers", "CommandSupport", "PropertyList"]),
-        .executableTarget(name: "security", dependencies: ["SecurityCommand", "Keychain", "KeychainSecretService"]),
+        .executableTarget(name: "security", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
@@ -62,7 +65,7 @@ let package = Package(
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "prefsd", "prefsbench", "security"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security"]),
     ],
     swiftLanguageModes: [.v6]
 )

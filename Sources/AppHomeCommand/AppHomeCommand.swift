@@ -76,10 +76,7 @@ public struct AppHomeCommand {
             }
             let keychain = KeychainParticipant(root: root, policy: environment.keychainKeyPolicy)
             var manager = ContainerManager(root: root, participants: [keychain])
-            if let step = environment.variables["APPHOME_TEST_KILL_AT"], !step.isEmpty {
-                // For crash tests: die by SIGKILL right after this journaled step.
-                manager.stepHook = { done throws(ContainersError) in if done == step { kill(getpid(), SIGKILL) } }
-            }
+            if let hook = environment.stepHook { manager.stepHook = hook }
             let command = AppHomeCommand(manager: manager, environment: environment,
                                          console: console, hookTimeout: hookTimeout, prompter: prompter, freeBytes: freeBytes)
             return try command.perform(verb, Array(rest))

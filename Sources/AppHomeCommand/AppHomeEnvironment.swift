@@ -1,28 +1,25 @@
 import AppHomeSystem
+import Containers
 import Keychain
 import KeychainSecretService
-import Preferences
 
-/// What the `apphome` command needs from the process environment, read
-/// once by `main` and passed in (libraries never call `getenv`).
+/// What the `apphome` command takes from outside, decided by `main`
+/// (libraries never read the environment).
 public struct AppHomeEnvironment: Sendable {
-    /// Every variable of the process; `run` and hooks start from these.
-    public var variables: [String: String]
+    /// The root, prefsd, the key store, the variables hooks are given.
+    public var configuration: Configuration
+    /// Called after each journaled step of install, update and uninstall;
+    /// crash tests inject one that kills the process there. Nothing by default.
+    public var stepHook: (@Sendable (String) throws(ContainersError) -> Void)?
 
-    public init(variables: [String: String] = [:]) {
-        self.variables = variables
+    public init(configuration: Configuration = Configuration(), stepHook: (@Sendable (String) throws(ContainersError) -> Void)? = nil) {
+        self.configuration = configuration
+        self.stepHook = stepHook
     }
 
-    /// The root to use when no `--root` is given: `APPHOME_ROOT`, else
-    /// `$XDG_DATA_HOME/apphome`, else `$HOME/.local/share/apphome`.
-    public func defaultRoot() -> String? { DomainResolver.defaultRoot(variables: variables) }
+    /// The root to use when no `--root` is given.
+    public func defaultRoot() -> String? { configuration.root }
 
-    /// Where a new keychain device root key goes: the Secret Service when a
-    /// session bus is set (`DBUS_SESSION_BUS_ADDRESS`), unless
-    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file. A key
-    /// fetched from the Secret Service stays in the kernel's user keyring
-    /// for `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
-    public var keychainKeyPolicy: DeviceKeyPolicy {
-        DeviceKeyPolicy.forEnvironment(variables)
-    }
+    /// Where a new keychain device root key goes and how long a fetched key is cached.
+    public var keychainKeyPolicy: DeviceKeyPolicy { DeviceKeyPolicy(configuration: configuration) }
 }

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Containers
 import SettingsBundle
@@ -41,10 +42,10 @@ extension AppHomeCommand {
         try finishInterruptedOperation()
         // prefsd, when it answers, does the uninstall itself so that its cache and
         // subscribers learn of the app's domain going away; the output is the same.
-        let settings = try PrefsdSettings(variables: environment.variables)
+        let settings = try PrefsdSettings(configuration: environment.configuration)
         if let connection = try settings.connect(root: manager.layout.root) {
             let result: [String: PlistValue]
-            do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, environment: environment.variables)) } catch {
+            do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, environment: environment.configuration.hookVariables)) } catch {
                 if case .remote(let e) = error, e.code == ErrorCode.containers.rawValue { throw CommandFailure.failure(e.message) }
                 throw CommandFailure.failure(error.description)
             }
@@ -58,7 +59,7 @@ extension AppHomeCommand {
             for case .string(let warning) in result["warnings"]?.arrayValue ?? [] { console.err("apphome: warning: \(warning)\n") }
             return
         }
-        let report = try manager.uninstall(id, environment: environment.variables, hookTimeout: hookTimeout)
+        let report = try manager.uninstall(id, environment: environment.configuration.hookVariables, hookTimeout: hookTimeout)
         console.out("uninstalled \(id) \(report.entry.displayVersion): removed \(report.home.path)\n")
         for group in report.removedGroups { console.out("removed the container of app group \(group) (no member app left)\n") }
         reportCleanupWarnings(hooks: report.hooks, participantFailures: report.participantFailures)

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Containers
 
@@ -13,7 +14,7 @@ extension AppHomeCommand {
                 throw CommandFailure.usage("unexpected argument '\(arg)'")
             }
         }
-        let report = try manager.doctor(dryRun: dryRun, environment: environment.variables, hookTimeout: hookTimeout)
+        let report = try manager.doctor(dryRun: dryRun, environment: environment.configuration.hookVariables, hookTimeout: hookTimeout)
         if report.findings.isEmpty {
             console.out("no problems found\n")
             return 0
@@ -49,7 +50,7 @@ extension AppHomeCommand {
         } catch {
             throw CommandFailure.failure("\(error); run 'apphome doctor'")
         }
-        let report = try manager.finishInterruptedOperation(environment: environment.variables, hookTimeout: hookTimeout)
+        let report = try manager.finishInterruptedOperation(environment: environment.configuration.hookVariables, hookTimeout: hookTimeout)
         for finding in report.findings { console.err("apphome: note: \(finding.problem); \(finding.repair)\n") }
         reportCleanupWarnings(hooks: report.hooks, participantFailures: report.participantFailures)
         if report.hasUnrepairedProblems {

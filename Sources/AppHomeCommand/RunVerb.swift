@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Containers
 
@@ -10,6 +11,6 @@ extension AppHomeCommand {
         var command = Array(args.dropFirst())
         if command.first == "--" { command.removeFirst() }
         guard !command.isEmpty else { throw CommandFailure.usage("missing command to run") }
-        return try manager.run(id, command: command, base: environment.variables).shellStatus
+        return try manager.run(id, command: command).shellStatus
     }
 }

@@ -32,6 +32,17 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/notInstalled(_:)``; ``ContainersError/system(_:)``
     ///   when the command cannot be started.
     public func run(_ identifier: BundleIdentifier, command: [String], base: [String: String]) throws(ContainersError) -> Termination {
+        try run(identifier, command: command, base: Optional(base))
+    }
+
+    /// ``run(_:command:base:)`` with the environment this process would
+    /// give any child (what `apphome run` does).
+    public func run(_ identifier: BundleIdentifier, command: [String]) throws(ContainersError) -> Termination {
+        try run(identifier, command: command, base: nil)
+    }
+
+    private func run(_ identifier: BundleIdentifier, command: [String], base given: [String: String]?) throws(ContainersError) -> Termination {
+        let base = given ?? Subprocess.inheritedEnvironment()
         while true {
             let entry = try entry(for: identifier)
             let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)

@@ -41,6 +41,19 @@ enum Subprocess {
     /// - Parameter newProcessGroup: put the child in its own process group,
     ///   so that a timeout can kill everything it started.
     /// - Returns: the child's process id.
+    /// The environment this process hands its children: `environ`, read
+    /// only to pass it on (configuration comes from ``Configuration``).
+    static func inheritedEnvironment() -> [String: String] {
+        var variables: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let pair = String(cString: entry)
+            if let eq = pair.firstIndex(of: "=") { variables[String(pair[..<eq])] = String(pair[pair.index(after: eq)...]) }
+            cursor += 1
+        }
+        return variables
+    }
+
     static func spawn(_ arguments: [String], environment: [String: String], workingDirectory: String?,
                       newProcessGroup: Bool = false) throws -> pid_t {
         precondition(!arguments.isEmpty)

@@ -9,7 +9,7 @@ import SettingsBundle
 /// The `defaults` command: macOS syntax, output and messages, over an
 /// AppHome preference store.
 ///
-/// `main` builds one with the environment and calls ``run(_:environment:console:)``.
+/// `main` reads the ``Configuration`` once and calls ``run(_:configuration:console:makeStore:)``.
 public struct DefaultsCommand {
     /// How `read` and `export -` print values.
     public enum OutputFormat: String, Sendable {
@@ -48,14 +48,14 @@ public struct DefaultsCommand {
     ///
     /// - Parameters:
     ///   - arguments: the command line after the program name.
-    ///   - environment: the variables `main` read.
+    ///   - configuration: what `main` read from the environment.
     ///   - console: where output goes and input comes from.
     ///   - makeStore: builds the store for a root; tests pass another one.
     ///     By default prefsd's when `APPHOME_PREFSD` allows it and a prefsd
     ///     serving this root answers, else the files (``fileStore(root:registry:)``).
     public static func run(
         _ arguments: [String],
-        environment: DefaultsEnvironment,
+        configuration: Configuration,
         console: Console,
         makeStore: ((String) throws -> PreferenceStore)? = nil
     ) -> Int32 {
@@ -71,17 +71,17 @@ public struct DefaultsCommand {
                 console.out(HelpText.full)
                 return 0
             }
-            guard let root = options.root ?? environment.defaultRoot() else {
+            guard let root = options.root ?? configuration.root else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
             if verb == "watch" {
-                return try watch(Array(rest), root: root, options: options, environment: environment, console: console)
+                return try watch(Array(rest), root: root, options: options, configuration: configuration, console: console)
             }
             let store: PreferenceStore
             var registry: Registry?
             if let makeStore {
                 store = try makeStore(root)
-            } else if let connection = try PrefsdSettings(variables: environment.prefsdVariables).connect(root: root) {
+            } else if let connection = try PrefsdSettings(configuration: configuration).connect(root: root) {
                 // prefsd applies the domains' own schemas; an explicit
                 // `--settings-bundle` (which only this run knows) is checked here too.
                 store = DaemonPreferenceStore(connection: connection,

@@ -15,7 +15,7 @@ extension DefaultsCommand {
     /// (`APPHOME_PREFSD=off`, or `auto` and no service answering) the
     /// command watches the domain's file itself (``FileDomainWatch``) and
     /// prints the same lines.
-    static func watch(_ args: [String], root: String, options: Options, environment: DefaultsEnvironment, console: Console) throws -> Int32 {
+    static func watch(_ args: [String], root: String, options: Options, configuration: Configuration, console: Console) throws -> Int32 {
         guard let first = args.first else { throw CommandFailure.usage("watch needs a domain") }
         if args.count > 2 { throw unexpected(args[2]) }
         let domain = try Domain(argument: first)
@@ -26,7 +26,7 @@ extension DefaultsCommand {
             console.flushOutput()
             return true
         }
-        let settings = try PrefsdSettings(variables: environment.prefsdVariables)
+        let settings = try PrefsdSettings(configuration: configuration)
         guard let connection = try settings.connect(root: root) else {
             // Installs and uninstalls move an app's domain: follow the registry's directory.
             try FileDomainWatch(makeStore: { fileStore(root: root) }, address: address,

@@ -18,7 +18,8 @@ import PropertyList
 ///
 /// ```swift
 /// // Inside `apphome run com.example.ScaryBugs -- …`:
-/// let keychain = try AppKeychain(environment: ProcessInfo.processInfo.environment)
+/// let configuration = Configuration(variable: { ProcessInfo.processInfo.environment[$0] })
+/// let keychain = try AppKeychain(configuration: configuration)
 /// let token = try keychain.genericPassword(service: "sync.example.com", account: "ray")
 /// ```
 public final class AppKeychain {
@@ -37,13 +38,11 @@ public final class AppKeychain {
     /// The keychain of the installed app `bundleIdentifier` under `root`.
     ///
     /// - Parameters:
-    ///   - environment: the process's variables: `APPHOME_PREFSD`,
-    ///     `APPHOME_SOCKET`/`XDG_RUNTIME_DIR` (finding prefsd), and the
-    ///     device-key policy for direct access (`APPHOME_KEYCHAIN_KEY_STORE`,
-    ///     `DBUS_SESSION_BUS_ADDRESS`).
+    ///   - configuration: how to reach prefsd, and the device-key policy
+    ///     for direct access.
     ///   - now: the clock for item dates (direct access only).
     /// - Throws: ``AppKeychainError``.
-    public init(app bundleIdentifier: String, root: String, environment: [String: String],
+    public init(app bundleIdentifier: String, root: String, configuration: Configuration,
                 now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
         let manager = ContainerManager(root: root)
         let entry: RegistryEntry
@@ -56,10 +55,10 @@ public final class AppKeychain {
         }
         self.bundleIdentifier = bundleIdentifier
         self.root = root
-        let local = Keychain(root: root, policy: DeviceKeyPolicy.forEnvironment(environment), now: now)
+        let local = Keychain(root: root, policy: DeviceKeyPolicy(configuration: configuration), now: now)
         let connection: PrefsConnection?
         do {
-            connection = try PrefsdSettings(variables: environment).connect(root: root)
+            connection = try PrefsdSettings(configuration: configuration).connect(root: root)
         } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
         guard let connection else {
             access = local
@@ -74,19 +73,18 @@ public final class AppKeychain {
                                 directory: local.directory)
     }
 
-    /// The keychain of the app `apphome run` runs in (`APPHOME_BUNDLE_ID`
-    /// and `APPHOME_ROOT`), or of `app` under `root` or the default root
-    /// (`APPHOME_ROOT`, else `$XDG_DATA_HOME/apphome`, else
-    /// `$HOME/.local/share/apphome`).
+    /// The keychain of the app `apphome run` runs in (the configuration's
+    /// bundle identifier and root), or of `app` under `root` or the
+    /// configuration's root.
     ///
     /// - Throws: ``AppKeychainError``: ``AppKeychainError/noRoot`` when no
     ///   root is given or set, ``AppKeychainError/noAppContext`` when no app
     ///   is named and none is set.
-    public convenience init(app: String? = nil, root: String? = nil, environment: [String: String],
+    public convenience init(app: String? = nil, root: String? = nil, configuration: Configuration,
                             now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
-        guard let root = root ?? DomainResolver.defaultRoot(variables: environment) else { throw .noRoot }
-        guard let bundleIdentifier = app ?? environment["APPHOME_BUNDLE_ID"].flatMap({ $0.isEmpty ? nil : $0 }) else { throw .noAppContext }
-        try self.init(app: bundleIdentifier, root: root, environment: environment, now: now)
+        guard let root = root ?? configuration.root else { throw .noRoot }
+        guard let bundleIdentifier = app ?? configuration.bundleIdentifier else { throw .noAppContext }
+        try self.init(app: bundleIdentifier, root: root, configuration: configuration, now: now)
     }
 
     /// `SecItemAdd`: a duplicate is ``KeychainError/duplicateItem``.

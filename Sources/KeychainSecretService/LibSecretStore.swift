@@ -1,4 +1,5 @@
 import CSecret
+import AppHomeSystem
 import Keychain
 import Synchronization
 
@@ -130,14 +131,13 @@ public struct LibSecretStore: SecretStore {
 }
 
 extension DeviceKeyPolicy {
-    /// The policy a process with `variables` in its environment uses: the
-    /// Secret Service when a session bus is set (`DBUS_SESSION_BUS_ADDRESS`),
-    /// unless `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file; a key
-    /// fetched from the Secret Service stays in the kernel's user keyring for
-    /// `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
-    public static func forEnvironment(_ variables: [String: String]) -> DeviceKeyPolicy {
-        DeviceKeyPolicy(secretStore: (variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty ? nil : LibSecretStore(),
-                        forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
-                        cacheSeconds: variables["APPHOME_KEYCHAIN_KEY_CACHE"].flatMap { UInt32($0) } ?? 300)
+    /// The policy `configuration` asks for: the Secret Service when a
+    /// session bus is set, unless the key store is ``Configuration/KeyStore/file``;
+    /// a key fetched from the Secret Service stays in the kernel's user
+    /// keyring for ``Configuration/keyCacheSeconds`` (0 disables).
+    public init(configuration: Configuration) {
+        self.init(secretStore: configuration.sessionBusAvailable ? LibSecretStore() : nil,
+                  forceFile: configuration.keyStore == .file,
+                  cacheSeconds: configuration.keyCacheSeconds)
     }
 }

@@ -17,10 +17,6 @@ public struct DomainResolver: Sendable {
         Paths.defaultRoot(apphomeRoot: apphomeRoot, xdgDataHome: xdgDataHome, home: home)
     }
 
-    /// ``defaultRoot(apphomeRoot:xdgDataHome:home:)`` from a process's variables.
-    public static func defaultRoot(variables v: [String: String]) -> String? {
-        defaultRoot(apphomeRoot: v["APPHOME_ROOT"], xdgDataHome: v["XDG_DATA_HOME"], home: v["HOME"])
-    }
 
     /// The AppHome root directory.
     public var root: String

@@ -3,14 +3,7 @@ import Preferences
 import PrefsProtocol
 
 /// Whether commands talk to prefsd (`APPHOME_PREFSD`).
-public enum PrefsdMode: String, Sendable, CaseIterable {
-    /// Never: always the files, under their lock.
-    case off
-    /// When its socket answers for the same root; otherwise the files.
-    case auto
-    /// Always: fail when prefsd does not answer.
-    case require
-}
+public typealias PrefsdMode = Configuration.ServiceMode
 
 /// How a command reaches the preferences, decided once from the environment.
 public struct PrefsdSettings: Sendable, Equatable {
@@ -24,14 +17,14 @@ public struct PrefsdSettings: Sendable, Equatable {
         self.mode = mode; self.socketPath = socketPath; self.timeout = timeout
     }
 
-    /// Reads `APPHOME_PREFSD` (`off`, `auto` or `require`; default `auto`),
-    /// `APPHOME_SOCKET` and `XDG_RUNTIME_DIR`.
+    /// The settings of `configuration` (`APPHOME_PREFSD`, the socket).
     ///
-    /// - Throws: ``PrefsClientError`` for an unknown mode.
-    public init(variables: [String: String]) throws(PrefsdSettingsError) {
-        let raw = variables["APPHOME_PREFSD"] ?? ""
-        guard let mode = raw.isEmpty ? .auto : PrefsdMode(rawValue: raw.lowercased()) else { throw .unknownMode(raw) }
-        self.init(mode: mode, socketPath: SocketLocation.resolve(apphomeSocket: variables["APPHOME_SOCKET"], runtimeDirectory: variables["XDG_RUNTIME_DIR"]))
+    /// - Throws: ``PrefsdSettingsError`` for an unknown mode.
+    public init(configuration: Configuration) throws(PrefsdSettingsError) {
+        switch configuration.serviceMode {
+        case .success(let mode): self.init(mode: mode, socketPath: configuration.socketPath)
+        case .failure(.unknownServiceMode(let raw)): throw .unknownMode(raw)
+        }
     }
 
     /// A session with prefsd for `root`, or `nil` when the commands should

@@ -536,12 +536,18 @@ public final class PrefsServer {
         let domain = writes[0].domain
         let entry = cache[path] ?? CachedDomain()
         cache[path] = entry
-        if entry.valid && FileIdentity.of(path) != entry.identity { entry.valid = false }
         let policy = configuration.writePolicy
+        // Under the domain's lock: a cache entry is trusted only if the file
+        // is still the one it was read from (an embedded writer may have
+        // replaced it a moment ago).
+        func loadLocked(_ d: Domain, _ p: String) throws(PreferencesError) -> [String: PlistValue]? {
+            if entry.valid && FileIdentity.of(p) != entry.identity { entry.valid = false }
+            return try load(d, path: p)
+        }
         let outcome: DomainCommit.Outcome
         let results: [Result<[String: PlistValue], RemoteError>]
         do {
-            (outcome, results) = try DomainCommit.run(domain, path: path, load: { d, p throws(PreferencesError) in try self.load(d, path: p) }) { working in
+            (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked) { working in
                 var results: [Result<[String: PlistValue], RemoteError>] = []
                 for w in writes {
                     counters.writes += 1
@@ -589,6 +595,7 @@ public final class PrefsServer {
     /// replies when it is done; the loop keeps serving meanwhile.
     private func startUninstall(_ bundle: String, environment: [String: String], id: Int, from c: ClientConnection) {
         let root = configuration.root
+        let policy = configuration.keychainPolicy
         let clientID = c.id
         let wake = wakePipe.write
         let jobs = finishedJobs
@@ -597,9 +604,9 @@ public final class PrefsServer {
             let result: Result<[String: PlistValue], RemoteError>
             do {
                 let identifier = try BundleIdentifier(bundle)
-                // The keychain key policy follows the caller's environment, as
+                // The service's own key policy (never the caller's environment).
                 // `apphome uninstall` without the daemon would.
-                let keychain = KeychainParticipant(root: root, policy: .forEnvironment(environment))
+                let keychain = KeychainParticipant(root: root, policy: policy)
                 let report = try ContainerManager(root: root, participants: [keychain]).uninstall(identifier, environment: environment)
                 result = .success([
                     "version": .string(report.entry.displayVersion),
@@ -623,13 +630,13 @@ public final class PrefsServer {
     /// replies when it is done.
     private func startKeychain(_ request: Request, caller: KeychainCaller, id: Int, from c: ClientConnection) {
         let root = configuration.root
-        let environment = configuration.keychainEnvironment
+        let policy = configuration.keychainPolicy
         let clock = configuration.keychainClock
         let clientID = c.id
         let wake = wakePipe.write
         let jobs = finishedJobs
         jobQueue.async {
-            let result = Self.performKeychain(request, caller: caller, root: root, environment: environment, now: clock)
+            let result = Self.performKeychain(request, caller: caller, root: root, policy: policy, now: clock)
             jobs.list.withLock { $0.append((clientID, id, result, false)) }
             var b: UInt8 = 1
             _ = write(wake, &b, 1)
@@ -639,7 +646,7 @@ public final class PrefsServer {
     /// Checks that `caller` holds its app's credential, then makes the
     /// call in that app's keychain context (its access groups only).
     static func performKeychain(_ request: Request, caller: KeychainCaller, root: String,
-                                environment: [String: String], now: @escaping @Sendable () -> PlistDate) -> Result<[String: PlistValue], RemoteError> {
+                                policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate) -> Result<[String: PlistValue], RemoteError> {
         let manager = ContainerManager(root: root)
         let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
         guard let identifier = try? BundleIdentifier(caller.bundleIdentifier), let entry = try? manager.entry(for: identifier) else {
@@ -647,7 +654,7 @@ public final class PrefsServer {
         }
         let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
-        let keychain = Keychain(root: root, policy: .forEnvironment(environment), now: now)
+        let keychain = Keychain(root: root, policy: policy, now: now)
         do throws(KeychainError) {
             let context = try KeychainContext(installed: entry, layout: manager.layout)
             switch request {

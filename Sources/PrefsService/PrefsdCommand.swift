@@ -4,6 +4,8 @@ import Glibc
 import AppHomeSystem
 import CommandSupport
 import Preferences
+import KeychainSecretService
+import Keychain
 import PrefsProtocol
 import SettingsBundle
 
@@ -65,7 +67,8 @@ public enum PrefsdCommand {
                 }
             }
             let v = environment.variables
-            guard let root = root ?? defaultRoot(v) else {
+            let parsed = Configuration(variable: { v[$0] })
+            guard let root = root ?? parsed.root else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
             guard let socketPath = SocketLocation.resolve(option: socket, apphomeSocket: v["APPHOME_SOCKET"], runtimeDirectory: v["XDG_RUNTIME_DIR"]) else {
@@ -78,7 +81,7 @@ public enum PrefsdCommand {
                 _ = text.withCString { write(2, $0, strlen($0)) }
             }
             configuration.maximumClients = 1000
-            configuration.keychainEnvironment = v
+            configuration.keychainPolicy = DeviceKeyPolicy(configuration: parsed)
             configuration.writePolicy = SettingsWritePolicy(root: root)
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {
@@ -93,7 +96,6 @@ public enum PrefsdCommand {
         }
     }
 
-    static func defaultRoot(_ v: [String: String]) -> String? { DomainResolver.defaultRoot(variables: v) }
 
     /// The listening socket systemd passed (fd 3), when `LISTEN_PID` is
     /// this process and `LISTEN_FDS` is at least 1.

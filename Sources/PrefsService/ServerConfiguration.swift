@@ -1,4 +1,5 @@
 import Containers
+import Keychain
 import Preferences
 import PrefsProtocol
 import PropertyList
@@ -26,10 +27,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether SIGTERM, SIGINT and SIGHUP stop the service (the daemon's
     /// `main`); an in-process service leaves the process's signals alone.
     public var handleSignals = true
-    /// The variables the keychain's device-key policy is read from
-    /// (`DeviceKeyPolicy.forEnvironment`): the daemon's own environment.
-    /// Empty (the default): the key file, never the Secret Service.
-    public var keychainEnvironment: [String: String] = [:]
+    /// How the keychain's device root key is found (the daemon's own
+    /// configuration, never a caller's). By default the key file only.
+    public var keychainPolicy: DeviceKeyPolicy = .fileOnly
     /// The rules every write must keep (the domains' settings schemas),
     /// applied by the one commit path to every client's writes.
     public var writePolicy: (any WritePolicy)?

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Containers
 import Keychain
@@ -6,13 +7,13 @@ import PropertyList
 
 /// What `security` needs from the process, read once by `main`.
 public struct SecurityEnvironment: Sendable {
-    /// Every variable of the process (root, app context, key-store policy).
-    public var variables: [String: String]
+    /// The root, the app context, prefsd and the key-store policy.
+    public var configuration: Configuration
     /// Whether standard input is a terminal (then secrets are prompted for).
     public var standardInputIsTerminal: Bool
 
-    public init(variables: [String: String], standardInputIsTerminal: Bool) {
-        self.variables = variables
+    public init(configuration: Configuration, standardInputIsTerminal: Bool) {
+        self.configuration = configuration
         self.standardInputIsTerminal = standardInputIsTerminal
     }
 }
@@ -60,7 +61,7 @@ public struct SecurityCommand {
                                                addSecret: spec.addsSecret, usage: spec.usage)
             let client: AppKeychain
             do throws(AppKeychainError) {
-                client = try AppKeychain(app: options.app ?? app, root: root, environment: environment.variables, now: now)
+                client = try AppKeychain(app: options.app ?? app, root: root, configuration: environment.configuration, now: now)
             } catch .noRoot {
                 throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             } catch .noAppContext {

@@ -2,12 +2,12 @@
 import Glibc
 #endif
 import AppHomeCommand
+import AppHomeSystem
 import CommandSupport
-import Keychain
 
-let variables = ProcessVariables.all()
 let console = ProcessConsole()
-let status = AppHomeCommand.run(Array(CommandLine.arguments.dropFirst()), environment: AppHomeEnvironment(variables: variables), console: console,
-                                prompter: TerminalPrompter())
+let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
+let status = AppHomeCommand.run(Array(CommandLine.arguments.dropFirst()), environment: AppHomeEnvironment(configuration: configuration),
+                                console: console, prompter: TerminalPrompter())
 console.flush()
 exit(status)

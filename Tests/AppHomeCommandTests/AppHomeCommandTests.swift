@@ -39,7 +39,7 @@ final class World: @unchecked Sendable {
                  hookTimeout: Double = 10,
                  freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Result {
         let console = CapturingConsole()
-        let status = AppHomeCommand.run(["--root", root] + args, environment: AppHomeEnvironment(variables: variables),
+        let status = AppHomeCommand.run(["--root", root] + args, environment: AppHomeEnvironment(configuration: Configuration(variable: { variables[$0] })),
                                         console: console, prompter: prompter, hookTimeout: hookTimeout, freeBytes: freeBytes)
         return Result(status: status, out: console.standardOutput, err: console.standardError)
     }
@@ -151,7 +151,7 @@ final class World: @unchecked Sendable {
         ([:], nil),
     ] as [([String: String], String?)])
     func rootComesFromTheEnvironment(_ variables: [String: String], _ root: String?) {
-        #expect(AppHomeEnvironment(variables: variables).defaultRoot() == root)
+        #expect(AppHomeEnvironment(configuration: Configuration(variable: { variables[$0] })).defaultRoot() == root)
     }
 
     @Test func runPassesTheExitStatusThrough() {

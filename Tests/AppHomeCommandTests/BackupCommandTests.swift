@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Foundation
 import Testing
@@ -196,7 +197,7 @@ extension BackupCommandTests {
         var item = ItemAttributes(itemClass: .genericPassword)
         item.service = "sync.example.com"
         item.account = "ray"
-        try Keychain(root: w.root, policy: AppHomeEnvironment(variables: ["PATH": "/usr/bin:/bin"]).keychainKeyPolicy, now: ContainerManager.systemClock)
+        try Keychain(root: w.root, policy: AppHomeEnvironment(configuration: Configuration(variable: { ["PATH": "/usr/bin:/bin"][$0] })).keychainKeyPolicy, now: ContainerManager.systemClock)
             .add(item, data: SecureBytes(utf8: "s3cret"), context: context)
         let made = w.apphome(["backup", id, "--password"], prompter: Answers(["correct horse", "correct horse"]))
         #expect(made.status == 0 && !made.out.contains("note:"), "\(made)")
@@ -209,7 +210,7 @@ extension BackupCommandTests {
         var query = ItemQuery(itemClass: .genericPassword)
         query.service = "sync.example.com"
         query.returnData = true
-        let restored = try Keychain(root: w.root, policy: AppHomeEnvironment(variables: ["PATH": "/usr/bin:/bin"]).keychainKeyPolicy,
+        let restored = try Keychain(root: w.root, policy: AppHomeEnvironment(configuration: Configuration(variable: { ["PATH": "/usr/bin:/bin"][$0] })).keychainKeyPolicy,
                                     now: ContainerManager.systemClock)
             .copyMatching(query, context: try KeychainContext(installed: try manager.entry(for: BundleIdentifier(id)), layout: manager.layout))
         #expect(restored.first?.data?.constantTimeEquals(SecureBytes(utf8: "s3cret")) == true)

@@ -14,7 +14,7 @@ final class Harness {
     @discardableResult
     func run(_ args: String..., input: String = "") -> Result {
         let console = CapturingConsole(input: Array(input.utf8))
-        let status = DefaultsCommand.run(args, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: console, makeStore: { _ in self.store })
+        let status = DefaultsCommand.run(args, configuration: Configuration(root: "/nonexistent-home/.local/share/apphome"), console: console, makeStore: { _ in self.store })
         return Result(status: status, out: console.standardOutput, err: console.standardError)
     }
 
@@ -43,7 +43,7 @@ final class Harness {
     ])
     func writesEveryValueKind(arguments: [String], expected: PlistValue) {
         let h = Harness()
-        let r = DefaultsCommand.run(["write", "com.t", "k"] + arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: CapturingConsole(), makeStore: { _ in h.store })
+        let r = DefaultsCommand.run(["write", "com.t", "k"] + arguments, configuration: Configuration(root: "/nonexistent-home/.local/share/apphome"), console: CapturingConsole(), makeStore: { _ in h.store })
         #expect(r == 0)
         #expect(h.stored("com.t")?["k"] == expected)
     }
@@ -172,7 +172,7 @@ final class Harness {
         h.run("write", "com.t", "existing", "-int", "1")
         let before = h.stored("com.t")
         let console = CapturingConsole()
-        let result = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: console, makeStore: { _ in h.store })
+        let result = DefaultsCommand.run(arguments, configuration: Configuration(root: "/nonexistent-home/.local/share/apphome"), console: console, makeStore: { _ in h.store })
         #expect(result == status)
         #expect(console.standardError == "defaults: \(message)\n")
         #expect(console.standardOutput.isEmpty)
@@ -202,7 +202,7 @@ final class Harness {
         let h = Harness()
         h.run("write", "com.t", "existing", "-int", "1")
         let console = CapturingConsole()
-        let result = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: console, makeStore: { _ in h.store })
+        let result = DefaultsCommand.run(arguments, configuration: Configuration(root: "/nonexistent-home/.local/share/apphome"), console: console, makeStore: { _ in h.store })
         #expect(result == 255)
         #expect(console.standardError.hasPrefix("defaults: \(messageStart)"))
         #expect(console.standardError.contains("Command line interface to a user's defaults."))

@@ -10,7 +10,9 @@ struct CrashAndDoctorTests {
     static var v2: String { InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v2/ScaryBugs.app").path }
 
     static func apphome(_ root: TempRoot, _ arguments: [String], env: [String: String] = [:]) throws -> CommandResult {
-        let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("apphome")
+        // A kill point needs the test build with the step hook; the shipped binary has none.
+        let name = env["APPHOME_TEST_KILL_AT"] == nil ? "apphome" : "apphome-crashing"
+        let binary = try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent(name)
         var env = env
         // The kill points are in the embedded code path: in the daemon pass a
         // killed operation runs without prefsd (an uninstall through prefsd is

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 import Containers
 import Foundation
 import Keychain
@@ -38,7 +39,7 @@ import Testing
                 #expect(report.participantFailures.isEmpty)
             }
             var configuration = ServerConfiguration(root: root, socketPath: socket, ownerUID: getuid(), log: { _ in })
-            configuration.keychainEnvironment = ["APPHOME_KEYCHAIN_KEY_STORE": "file"]
+            configuration.keychainPolicy = .fileOnly
             configuration.keychainClock = AppKeychainTests.clock
             service = try InProcessService(configuration: configuration)
         }
@@ -52,7 +53,7 @@ import Testing
         var files: [String: String] { ["APPHOME_PREFSD": "off", "APPHOME_KEYCHAIN_KEY_STORE": "file"] }
 
         func keychain(_ app: String, _ environment: [String: String]) throws -> AppKeychain {
-            try AppKeychain(app: app, root: root, environment: environment, now: AppKeychainTests.clock)
+            try AppKeychain(app: app, root: root, configuration: Configuration(variable: { environment[$0] }), now: AppKeychainTests.clock)
         }
 
         func home(_ app: String) throws -> ApplicationHome { try ContainerManager(root: root).home(for: BundleIdentifier(app)) }
@@ -143,11 +144,11 @@ import Testing
         var environment = w.daemon
         environment["APPHOME_BUNDLE_ID"] = "com.example.B"
         environment["APPHOME_ROOT"] = w.root
-        let k = try AppKeychain(environment: environment, now: Self.clock)
+        let k = try AppKeychain(configuration: Configuration(variable: { environment[$0] }), now: Self.clock)
         #expect(k.bundleIdentifier == "com.example.B")
         #expect(k.root == w.root)
         #expect(k.context.accessGroups.map(\.rawValue) == ["com.example.B"])
-        #expect(try AppKeychain(app: "com.example.A", environment: environment, now: Self.clock).bundleIdentifier == "com.example.A")
+        #expect(try AppKeychain(app: "com.example.A", configuration: Configuration(variable: { environment[$0] }), now: Self.clock).bundleIdentifier == "com.example.A")
     }
 
     @Test(arguments: [
@@ -161,7 +162,7 @@ import Testing
         var environment = given
         if environment.removeValue(forKey: "ROOT") != nil { environment["APPHOME_ROOT"] = w.root }
         do {
-            _ = try AppKeychain(environment: environment, now: Self.clock)
+            _ = try AppKeychain(configuration: Configuration(variable: { environment[$0] }), now: Self.clock)
             Issue.record("opened a keychain with \(given)")
         } catch {
             #expect(error.description == message)
@@ -186,6 +187,6 @@ import Testing
 /// A raw connection to the world's prefsd.
 enum PrefsdSettingsForTests {
     static func connect(_ w: AppKeychainTests.World) throws -> PrefsConnection? {
-        try PrefsdSettings(variables: w.daemon).connect(root: w.root)
+        try PrefsdSettings(configuration: Configuration(variable: { w.daemon[$0] })).connect(root: w.root)
     }
 }

@@ -67,13 +67,14 @@ import PropertyList
         (["APPHOME_PREFSD": "REQUIRE", "APPHOME_SOCKET": "/s"], .require, "/s"),
     ])
     func theModeAndSocketComeFromTheEnvironment(extra: [String: String], mode: PrefsdMode, socket: String) throws {
-        let settings = try PrefsdSettings(variables: extra.merging(["XDG_RUNTIME_DIR": "/run/user/1"]) { a, _ in a })
+        let variables = extra.merging(["XDG_RUNTIME_DIR": "/run/user/1"]) { a, _ in a }
+        let settings = try PrefsdSettings(configuration: Configuration(variable: { variables[$0] }))
         #expect(settings.mode == mode)
         #expect(settings.socketPath == socket)
     }
 
     @Test func anUnknownModeIsRefusedByName() {
-        #expect(throws: PrefsdSettingsError.unknownMode("maybe")) { try PrefsdSettings(variables: ["APPHOME_PREFSD": "maybe"]) }
+        #expect(throws: PrefsdSettingsError.unknownMode("maybe")) { try PrefsdSettings(configuration: Configuration(variable: { ["APPHOME_PREFSD": "maybe"][$0] })) }
         #expect(PrefsdSettingsError.unknownMode("maybe").description == "APPHOME_PREFSD is \"maybe\"; use off, auto or require")
     }
 

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Containers
 import Foundation
@@ -34,7 +35,7 @@ final class SecurityScratch: @unchecked Sendable {
         if let app { vars["APPHOME_BUNDLE_ID"] = app }
         vars.merge(extra) { $1 }
         let console = CapturingConsole(input: Array((stdin ?? "").utf8))
-        let status = SecurityCommand.run(args, environment: SecurityEnvironment(variables: vars, standardInputIsTerminal: stdin == nil),
+        let status = SecurityCommand.run(args, environment: SecurityEnvironment(configuration: Configuration(variable: { vars[$0] }), standardInputIsTerminal: stdin == nil),
                                          console: console, prompter: ScriptedPrompter(prompts),
                                          now: { PlistDate(secondsSince1970: 1_800_000_000) })
         return (status, console.standardOutput, console.standardError)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Keychain
 
 /// Where `security` gets a new secret, and `apphome` a backup password,
 /// when it is not piped in: a prompt on the terminal with echo off. Tests
