@@ -39,20 +39,10 @@ public struct AppHomeCommand {
                            freeBytes: @escaping (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) -> Int32 {
         var verbGiven: String?
         do {
-            var rest = arguments[...]
-            var root: String?
-            while let arg = rest.first, arg.hasPrefix("--root") {
-                rest.removeFirst()
-                if arg == "--root" {
-                    guard let value = rest.popFirst(), !value.isEmpty else { throw CommandFailure.usage("option --root needs a directory") }
-                    root = value
-                } else if arg.hasPrefix("--root=") {
-                    root = String(arg.dropFirst(7))
-                    if root!.isEmpty { throw CommandFailure.usage("option --root needs a directory") }
-                } else {
-                    throw CommandFailure.usage("unknown option '\(arg)'")
-                }
-            }
+            var scanner = ArgumentScanner(arguments)
+            let root = try scanner.leadingOptions([.init("--root", .required("a directory"), empty: "a directory")],
+                                                  unknown: { $0.hasPrefix("--root") ? .usage("unknown option '\($0)'") : nil }).last?.value
+            var rest = scanner.rest
             guard let verb = rest.popFirst() else { throw CommandFailure.usage("missing verb") }
             verbGiven = verb
             // `apphome <verb> --help` (before a `--`, after which the words are run's command).
@@ -80,20 +70,14 @@ public struct AppHomeCommand {
             let command = AppHomeCommand(manager: manager, environment: environment,
                                          console: console, hookTimeout: hookTimeout, prompter: prompter, freeBytes: freeBytes)
             return try command.perform(verb, Array(rest))
-        } catch let failure as CommandFailure {
-            return failure.report(command: "apphome", usage: HelpText.full, to: console)
-        } catch let error as PrefsClientError {
-            return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
-        } catch let error as PrefsdSettingsError {
-            return CommandFailure.failure(error.description).report(command: "apphome", usage: HelpText.full, to: console)
         } catch let error as ContainersError {
             var message = error.description
             if case .registryCorrupt = error, verbGiven != "doctor" {
                 message += "; run 'apphome doctor' to rebuild it from the homes"
             }
-            return CommandFailure.failure(message).report(command: "apphome", usage: HelpText.full, to: console)
+            return CommandFailure.report(CommandFailure.failure(message), command: "apphome", usage: HelpText.full, to: console)
         } catch {
-            return CommandFailure.failure("\(error)").report(command: "apphome", usage: HelpText.full, to: console)
+            return CommandFailure.report(error, command: "apphome", usage: HelpText.full, to: console)
         }
     }
 

@@ -1,7 +1,11 @@
 /// A command that could not do what it was asked.
 ///
-/// The one place that decides exit statuses: a usage error exits 255 (the
-/// status macOS tools give, via `exit(-1)`), every other failure exits 1.
+/// The one place that decides exit statuses and what goes to standard
+/// error, for all four commands: a usage error exits 255 (the status macOS
+/// tools give, via `exit(-1)`; `security` uses 2, as SecurityTool does) and
+/// is followed by the usage text; every other failure exits 1 unless it
+/// carries its own status (`security`'s keychain errors exit with the low
+/// byte of their `OSStatus`).
 public struct CommandFailure: Error, Equatable, Sendable {
     public enum Kind: Sendable, Equatable {
         /// The command line is wrong: the usage text follows the message.
@@ -12,24 +16,41 @@ public struct CommandFailure: Error, Equatable, Sendable {
 
     public var kind: Kind
     public var message: String
+    /// The exit status.
+    public var exitStatus: Int32
+    /// The usage text to show instead of the command's full one (a verb's own).
+    public var usageText: String?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, exitStatus: Int32? = nil, usageText: String? = nil) {
         self.kind = kind
         self.message = message
+        self.exitStatus = exitStatus ?? (kind == .usage ? 255 : 1)
+        self.usageText = usageText
     }
 
     public static func usage(_ message: String) -> CommandFailure { CommandFailure(.usage, message) }
     public static func failure(_ message: String) -> CommandFailure { CommandFailure(.failure, message) }
 
-    /// The process exit status for this failure.
-    public var exitStatus: Int32 { kind == .usage ? 255 : 1 }
+    /// Any error as a failure: itself when it is one, else its description
+    /// (every module's public error is `CustomStringConvertible`), status 1.
+    public init(_ error: any Error) {
+        if let failure = error as? CommandFailure { self = failure; return }
+        self = .failure((error as? CustomStringConvertible)?.description ?? "\(error)")
+    }
 
     /// Writes the failure to standard error as `<command>: <message>`,
-    /// followed by the usage text for a usage error, and returns the exit
-    /// status.
-    public func report(command: String, usage: String, to console: Console) -> Int32 {
+    /// followed for a usage error by the usage text (after a blank line
+    /// when `blankLineBeforeUsage`), and returns the exit status.
+    public func report(command: String, usage: String, to console: Console, blankLineBeforeUsage: Bool = true) -> Int32 {
         console.err("\(command): \(message)\n")
-        if kind == .usage { console.err("\n" + usage) }
+        if kind == .usage { console.err((blankLineBeforeUsage ? "\n" : "") + (usageText ?? usage)) }
         return exitStatus
+    }
+
+    /// The one error → exit status mapping of the commands: reports `error`
+    /// (see ``init(_:)``) and returns its status.
+    public static func report(_ error: any Error, command: String, usage: String, to console: Console,
+                              blankLineBeforeUsage: Bool = true) -> Int32 {
+        CommandFailure(error).report(command: command, usage: usage, to: console, blankLineBeforeUsage: blankLineBeforeUsage)
     }
 }

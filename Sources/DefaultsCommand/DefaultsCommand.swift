@@ -95,20 +95,8 @@ public struct DefaultsCommand {
             command.registry = registry
             try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
             return 0
-        } catch let failure as CommandFailure {
-            return failure.report(command: "defaults", usage: HelpText.full, to: console)
-        } catch let error as PreferencesError {
-            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
-        } catch let error as SettingsBundleError {
-            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
-        } catch let error as PrefsClientError {
-            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
-        } catch let error as PrefsdSettingsError {
-            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
-        } catch let error as PlistError {
-            return CommandFailure.failure(error.description).report(command: "defaults", usage: HelpText.full, to: console)
         } catch {
-            return CommandFailure.failure("\(error)").report(command: "defaults", usage: HelpText.full, to: console)
+            return CommandFailure.report(error, command: "defaults", usage: HelpText.full, to: console)
         }
     }
 
@@ -123,53 +111,38 @@ public struct DefaultsCommand {
             policy: SettingsWritePolicy(root: root, registry: apps, explicitBundle: settingsBundle))
     }
 
+    /// The options before the verb, scanned by ``ArgumentScanner``.
+    static let leadingOptions: [ArgumentScanner.Option] = [
+        .init("-currentHost"), .init("-host", .required("a value")),
+        .init("--root", .required("a value"), empty: "a directory"), .init("--format", .required("a value")),
+        .init("--key-path"), .init("--settings-bundle", .required("a value"), empty: "a directory"),
+        .init("--idiom", .required("a value")), .init("--force"),
+    ]
+
     static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {
         var options = Options()
-        func value(_ name: String) throws(CommandFailure) -> String {
-            guard let v = rest.popFirst() else { throw .usage("option \(name) needs a value") }
-            return v
-        }
-        while let arg = rest.first, arg.hasPrefix("-") {
-            if arg == "-currentHost" {
-                rest.removeFirst()
-                options.scope = .currentHost
-            } else if arg == "-host" {
-                rest.removeFirst()
-                options.scope = .named(try value("-host"))
-            } else if arg == "--root" || arg.hasPrefix("--root=") {
-                rest.removeFirst()
-                let dir = arg == "--root" ? try value("--root") : String(arg.dropFirst(7))
-                guard !dir.isEmpty else { throw .usage("option --root needs a directory") }
-                options.root = dir
-            } else if arg == "--format" || arg.hasPrefix("--format=") {
-                rest.removeFirst()
-                let name = arg == "--format" ? try value("--format") : String(arg.dropFirst(9))
-                guard let format = OutputFormat(rawValue: name.lowercased()) else {
-                    throw .usage("unknown format \"\(name)\" for --format (use text, xml or json)")
+        var scanner = ArgumentScanner(rest)
+        // `--help` and `-h` stop the scan: they are handled as the verb.
+        for match in try scanner.leadingOptions(leadingOptions, stopAt: ["--help", "-h"], unknown: { .usage("unknown option \($0)") }) {
+            let value = match.value ?? ""
+            switch match.name {
+            case "-currentHost": options.scope = .currentHost
+            case "-host": options.scope = .named(value)
+            case "--root": options.root = value
+            case "--format":
+                guard let format = OutputFormat(rawValue: value.lowercased()) else {
+                    throw .usage("unknown format \"\(value)\" for --format (use text, xml or json)")
                 }
                 options.format = format
-            } else if arg == "--key-path" {
-                rest.removeFirst()
-                options.keyPaths = true
-            } else if arg == "--settings-bundle" || arg.hasPrefix("--settings-bundle=") {
-                rest.removeFirst()
-                let dir = arg == "--settings-bundle" ? try value("--settings-bundle") : String(arg.dropFirst(18))
-                guard !dir.isEmpty else { throw .usage("option --settings-bundle needs a directory") }
-                options.settingsBundle = dir
-            } else if arg == "--idiom" {
-                rest.removeFirst()
-                let name = try value("--idiom")
-                guard let idiom = Idiom(rawValue: name) else { throw .usage("unknown idiom \"\(name)\" for --idiom (use phone or pad)") }
+            case "--key-path": options.keyPaths = true
+            case "--settings-bundle": options.settingsBundle = value
+            case "--idiom":
+                guard let idiom = Idiom(rawValue: value) else { throw .usage("unknown idiom \"\(value)\" for --idiom (use phone or pad)") }
                 options.idiom = idiom
-            } else if arg == "--force" {
-                rest.removeFirst()
-                options.force = true
-            } else if arg == "--help" || arg == "-h" {
-                return options  // handled as the verb
-            } else {
-                throw .usage("unknown option \(arg)")
+            default: options.force = true
             }
         }
+        rest = scanner.rest
         return options
     }
 

@@ -1,3 +1,5 @@
+import CommandSupport
+
 /// One verb's command line, scanned: single-letter options with values,
 /// flags, and `--app`.
 struct VerbOptions {
@@ -18,33 +20,27 @@ struct VerbOptions {
     ///   - usage: the verb's usage, for errors.
     static func scan(_ args: [String], valueOptions: Set<Character>, flagOptions: Set<Character>, addSecret: Bool,
                      usage: String) throws(SecurityFailure) -> VerbOptions {
+        var specs: [ArgumentScanner.Option] = [.init("--app", .required("a bundle identifier"), empty: "a bundle identifier")]
+        for letter in valueOptions where !(letter == "w" && addSecret) { specs.append(.init("-\(letter)", .required("a value"))) }
+        for letter in flagOptions where !(letter == "w" && addSecret) { specs.append(.init("-\(letter)")) }
+        if addSecret { specs.append(.init("-w", .optional)) }
+        var scanner = ArgumentScanner(args)
         var o = VerbOptions()
-        var i = 0
-        func fail(_ m: String) -> SecurityFailure { .usage(m, usage) }
-        while i < args.count {
-            let arg = args[i]
-            i += 1
-            if arg == "--app" {
-                guard i < args.count, !args[i].isEmpty else { throw fail("option --app needs a bundle identifier") }
-                o.app = args[i]; i += 1; continue
-            }
-            if arg.hasPrefix("--app=") {
-                o.app = String(arg.dropFirst(6))
-                if o.app!.isEmpty { throw fail("option --app needs a bundle identifier") }
-                continue
-            }
-            guard arg.hasPrefix("-"), arg.count == 2, let letter = arg.last else {
-                throw fail(arg.hasPrefix("-") ? "unknown option '\(arg)'" : "unexpected argument '\(arg)'")
-            }
+        let matches: [ArgumentScanner.Match]
+        do {
+            matches = try scanner.allOptions(specs) { arg, dashed in .usage(dashed ? "unknown option '\(arg)'" : "unexpected argument '\(arg)'") }
+        } catch {
+            throw .usage(error.message, usage)
+        }
+        for m in matches {
+            if m.name == "--app" { o.app = m.value; continue }
+            let letter = m.name.last!
             if letter == "w" && addSecret {
-                if i == args.count { o.promptForSecret = true } else { o.secretArgument = args[i]; i += 1 }
-            } else if valueOptions.contains(letter) {
-                guard i < args.count else { throw fail("option -\(letter) needs a value") }
-                o.values[letter] = args[i]; i += 1
-            } else if flagOptions.contains(letter) {
-                o.flags.insert(letter)
+                if let secret = m.value { o.secretArgument = secret } else { o.promptForSecret = true }
+            } else if let value = m.value {
+                o.values[letter] = value
             } else {
-                throw fail("unknown option '\(arg)'")
+                o.flags.insert(letter)
             }
         }
         return o

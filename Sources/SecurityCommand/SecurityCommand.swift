@@ -35,19 +35,23 @@ public struct SecurityCommand {
                            prompter: SecretPrompter, now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) -> Int32 {
         var usage = HelpText.full
         do {
-            var rest = arguments[...]
+            var scanner = ArgumentScanner(arguments)
             var root: String?
             var app: String?
-            while let arg = rest.first, arg.hasPrefix("--") {
-                rest.removeFirst()
-                let (name, inline) = arg.firstIndex(of: "=").map { (String(arg[..<$0]), Optional(String(arg[arg.index(after: $0)...]))) } ?? (arg, nil)
-                if name == "--help" && inline == nil { console.out(HelpText.full); return 0 }
-                guard name == "--root" || name == "--app" else { throw SecurityFailure.usage("unknown option '\(arg)'", usage) }
-                guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
-                    throw SecurityFailure.usage("option \(name) needs a value", usage)
+            let leading: [ArgumentScanner.Option] = [.init("--help"), .init("--root", .required("a value"), empty: "a value"),
+                                                     .init("--app", .required("a value"), empty: "a value")]
+            do {
+                for match in try scanner.leadingOptions(leading, unknown: { $0.hasPrefix("--") ? .usage("unknown option '\($0)'") : nil }) {
+                    switch match.name {
+                    case "--help": console.out(HelpText.full); return 0
+                    case "--root": root = match.value
+                    default: app = match.value
+                    }
                 }
-                if name == "--root" { root = value } else { app = value }
+            } catch {
+                throw SecurityFailure.usage(error.message, usage)
             }
+            var rest = scanner.rest
             guard let verb = rest.popFirst() else { throw SecurityFailure.usage("missing verb", usage) }
             if verb == "help" || verb == "-h" {
                 console.out(HelpText.full)
@@ -73,13 +77,8 @@ public struct SecurityCommand {
                                           environment: environment, usage: spec.usage)
             try spec.perform(command)(options)
             return 0
-        } catch let failure as SecurityFailure {
-            console.err("security: \(failure.message)\n")
-            if let u = failure.usage { console.err(u) }
-            return failure.status
         } catch {
-            console.err("security: \(error)\n")
-            return 1
+            return CommandFailure.report(error, command: "security", usage: usage, to: console, blankLineBeforeUsage: false)
         }
     }
 

@@ -1,28 +1,22 @@
+import CommandSupport
 import Keychain
 
-/// A failure of the `security` command, with the exit status macOS gives.
-///
-/// The one place that maps failures to statuses: a usage error exits 2
-/// (SecurityTool's `SHOW_USAGE_MESSAGE`) and is followed by the verb's
-/// usage; a keychain error exits with the low byte of its `OSStatus`, as
-/// macOS's `security` does (so "not found", -25300, exits 44 and a
-/// duplicate, -25299, exits 45); anything else exits 1.
-struct SecurityFailure: Error, Equatable {
-    var message: String
-    var status: Int32
-    var usage: String?
+/// `security`'s failures are ``CommandFailure``s with the statuses macOS
+/// gives: a usage error exits 2 (SecurityTool's `SHOW_USAGE_MESSAGE`) and is
+/// followed by the verb's usage; a keychain error exits with the low byte of
+/// its `OSStatus`, as macOS's `security` does (so "not found", -25300, exits
+/// 44 and a duplicate, -25299, exits 45); anything else exits 1.
+typealias SecurityFailure = CommandFailure
 
-    static func usage(_ message: String, _ usage: String) -> SecurityFailure {
-        SecurityFailure(message: message, status: 2, usage: usage)
-    }
-
-    static func failure(_ message: String) -> SecurityFailure {
-        SecurityFailure(message: message, status: 1, usage: nil)
+extension CommandFailure {
+    /// A usage error of `security`, followed by the verb's `usage`.
+    static func usage(_ message: String, _ usage: String) -> CommandFailure {
+        CommandFailure(.usage, message, exitStatus: 2, usageText: usage)
     }
 
     /// A keychain error from the call macOS names `function`.
-    static func keychain(_ error: KeychainError, function: String) -> SecurityFailure {
-        SecurityFailure(message: "\(function): \(error.description)", status: exitStatus(for: error.status), usage: nil)
+    static func keychain(_ error: KeychainError, function: String) -> CommandFailure {
+        CommandFailure(.failure, "\(function): \(error.description)", exitStatus: exitStatus(for: error.status))
     }
 
     /// The low byte of an `OSStatus`, as `exit()` truncates it on macOS.
