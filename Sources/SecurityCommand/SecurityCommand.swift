@@ -22,6 +22,9 @@ public struct SecurityEnvironment: Sendable {
 public struct SecurityCommand {
     let keychain: KeychainAccess
     let context: KeychainContext
+    /// `--access-group`: the one group the verb adds to or searches; `nil`
+    /// means the app's first group for an add, all its groups for a search.
+    let accessGroup: AccessGroup?
     let console: Console
     let prompter: SecretPrompter
     let environment: SecurityEnvironment
@@ -37,15 +40,22 @@ public struct SecurityCommand {
             var rest = arguments[...]
             var root: String?
             var app: String?
+            var groupName: String?
             while let arg = rest.first, arg.hasPrefix("--") {
                 rest.removeFirst()
                 let (name, inline) = arg.firstIndex(of: "=").map { (String(arg[..<$0]), Optional(String(arg[arg.index(after: $0)...]))) } ?? (arg, nil)
                 if name == "--help" && inline == nil { console.out(HelpText.full); return 0 }
-                guard name == "--root" || name == "--app" else { throw SecurityFailure.usage("unknown option '\(arg)'", usage) }
+                guard name == "--root" || name == "--app" || name == "--access-group" else {
+                    throw SecurityFailure.usage("unknown option '\(arg)'", usage)
+                }
                 guard let value = inline ?? rest.popFirst(), !value.isEmpty else {
                     throw SecurityFailure.usage("option \(name) needs a value", usage)
                 }
-                if name == "--root" { root = value } else { app = value }
+                switch name {
+                case "--root": root = value
+                case "--app": app = value
+                default: groupName = value
+                }
             }
             guard let verb = rest.popFirst() else { throw SecurityFailure.usage("missing verb", usage) }
             if verb == "help" || verb == "-h" {
@@ -56,6 +66,10 @@ public struct SecurityCommand {
             usage = spec.usage
             if rest.contains("--help") || rest.contains("-h") { console.out(spec.usage); return 0 }
             if verb == "error" { return try describeError(Array(rest), console: console) }
+            let accessGroup: AccessGroup?
+            do throws(KeychainError) { accessGroup = try groupName.map { (g) throws(KeychainError) in try AccessGroup(g) } } catch {
+                throw SecurityFailure.usage(error.description, HelpText.full)
+            }
             let options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags,
                                                addSecret: spec.addsSecret, usage: spec.usage)
             let client: AppKeychain
@@ -68,7 +82,7 @@ public struct SecurityCommand {
             } catch {
                 throw SecurityFailure.failure(error.description)
             }
-            let command = SecurityCommand(keychain: client.access, context: client.context, console: console, prompter: prompter,
+            let command = SecurityCommand(keychain: client.access, context: client.context, accessGroup: accessGroup, console: console, prompter: prompter,
                                           environment: environment, usage: spec.usage)
             try spec.perform(command)(options)
             return 0

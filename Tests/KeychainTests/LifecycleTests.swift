@@ -23,7 +23,7 @@ import PropertyList
         func install(_ id: String, version: String = "1", groups: [String] = []) throws -> KeychainContext {
             let bundle = try scratch.makeBundle(id + "-" + version, id: id, version: version, groups: groups)
             let report = try manager.install(AppBundle(path: bundle))
-            return try KeychainContext(installed: report.entry, layout: manager.layout)
+            return try KeychainContext(installed: report.entry)
         }
     }
 
@@ -31,7 +31,7 @@ import PropertyList
         let t = Setup()
         let bundle = try t.scratch.makeBundle("v1", id: "com.example.A", groups: ["group.kc"])
         let entry = try t.manager.install(AppBundle(path: bundle)).entry
-        let c = try KeychainContext(installed: entry, layout: t.manager.layout)
+        let c = try KeychainContext(installed: entry)
         #expect(c.accessGroups.map(\.rawValue) == ["com.example.A", "group.kc"])
         let b2 = try t.scratch.makeBundle("v2", id: "com.example.B", appGroups: ["group.app"])
         let c2 = try KeychainContext(infoPlistAt: b2 + "/Info.plist", bundleIdentifier: "com.example.B")
