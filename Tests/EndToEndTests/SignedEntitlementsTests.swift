@@ -13,7 +13,8 @@ struct SignedEntitlementsTests {
 
     func run(_ tool: String, _ arguments: [String], stdin: String? = nil) throws -> CommandResult {
         var env = ["APPHOME_KEYCHAIN_KEY_STORE": "file"]
-        if !TempRoot.daemonMode { env["APPHOME_PREFSD"] = "off" }
+        // Daemon mode: every keychain call must go through prefsd, with the app's own credential.
+        env["APPHOME_PREFSD"] = TempRoot.daemonMode ? "require" : "off"
         return try Subprocess.run(try TestDaemon.binary(tool), ["--root", t.root.path] + arguments,
                                   environment: t.environment(env), stdin: stdin.map { Data($0.utf8) }, ioDirectory: t.io)
     }
