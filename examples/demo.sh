@@ -201,6 +201,8 @@ cp -R "$here/ScaryBugs-v2/ScaryBugs.app" "$root/src/ScaryBugs.app"
 echo "#" >> "$root/src/ScaryBugs.app/ScaryBugs"
 printf '$ %s\n' "apphome verify <copy of ScaryBugs-v2>/ScaryBugs.app"
 "$apphome" verify "$root/src/ScaryBugs.app" || echo "exit status: $?"
+printf '$ %s\n' "apphome update <copy of ScaryBugs-v2>/ScaryBugs.app"
+"$apphome" update "$root/src/ScaryBugs.app" || echo "exit status: $?"
 echo
 echo "# an update from another team is refused; the installed app and its data stay"
 step "$apphome" sign "$root/src/ScaryBugs.app" --key "$keys/other.key"
