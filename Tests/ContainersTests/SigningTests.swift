@@ -255,6 +255,31 @@ import PropertyList
         _ = try manager.restore(from: backup.manifestPath, bundle: bundle("a3", id: "com.example.A"))
     }
 
+    @Test func aGroupsTeamGoesWithItsLastMemberAndAnotherTeamMayThenCreateItAgain() throws {
+        let group = try AppGroupIdentifier("group.com.example.G")
+        _ = try manager.install(bundle("a", id: "com.example.A", appGroups: [group.rawValue]))
+        _ = try manager.install(bundle("b", id: "com.example.B", appGroups: [group.rawValue]))
+        _ = try manager.uninstall(try BundleIdentifier("com.example.A"))
+        #expect(try manager.registry.read().groupTeams[group] == SigningTests.key.team)
+        _ = try manager.uninstall(try BundleIdentifier("com.example.B"))
+        #expect(try manager.registry.read().groupTeams[group] == nil)
+        _ = try manager.install(bundle("c", id: "com.other.C", appGroups: [group.rawValue], key: SigningTests.otherKey))
+        #expect(try manager.registry.read().groupTeams[group] == SigningTests.otherKey.team)
+    }
+
+    @Test func anEditedInstalledInfoPlistChangesNoRecordAndNoGroupRouting() throws {
+        let entry = try manager.install(bundle("a", id: "com.example.A")).entry
+        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        chmod(home.app, 0o755)
+        chmod(home.app + "/Info.plist", 0o644)
+        var info = Scratch.info(id: "com.example.A")
+        info[AppGroupIdentifier.infoPlistKey] = .array([.string("group.com.example.G")])
+        try Data(PlistCodec.encode(.dictionary(info), format: .xml)).write(to: URL(fileURLWithPath: home.app + "/Info.plist"))
+        #expect(try manager.entry(for: entry.bundleIdentifier) == entry)
+        #expect(ContainerRegistry.preferencesDirectories(root: s.root).keys.sorted() == ["com.example.A"])
+        #expect(try manager.registry.groupContainers(of: entry.bundleIdentifier).isEmpty)
+    }
+
     @Test func aVersion2RegistryIsReadAsUnsignedAppsHoldingOnlyTheirOwnGroup() throws {
         let v2: PlistValue = .dictionary([
             "FormatVersion": .integer(2),
