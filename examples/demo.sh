@@ -151,6 +151,72 @@ wait "$prefsd_pid" || true
 unset XDG_RUNTIME_DIR
 
 echo
+echo "# signing: the examples are signed with examples/keys/demo-only-publisher.key (a published key: demonstration only)"
+keys="$root/keys"
+mkdir -m 700 "$keys"
+cp "$here/keys/demo-only-publisher.key" "$keys/demo.key"; chmod 600 "$keys/demo.key"   # git keeps no 0600
+cp "$here/keys/demo-only-publisher.key.pub" "$keys/demo.key.pub"
+step "$apphome" verify "$here/ScaryBugs-v2/ScaryBugs.app"
+team=$(sed -n 's/^team //p' "$keys/demo.key.pub")
+step "$apphome" keygen "$keys/other.key"
+# Two apps of the demo team share the keychain group <team>.shared and the app group group.com.example.bugs.
+mkapp() {   # mkapp DIR NAME BUNDLE-ID [extra Info.plist entries]
+    mkdir -p "$root/src/$1/$2.app"
+    printf '{ CFBundleIdentifier = %s; CFBundleVersion = 1; %s }\n' "$3" "${4:-}" > "$root/src/$1/$2.app/Info.plist"
+    echo "$root/src/$1/$2.app"
+}
+claims='keychain-access-groups = ("$(AppIdentifierPrefix)shared"); "com.apple.security.application-groups" = (group.com.example.bugs);'
+notes=$(mkapp notes Notes com.example.Notes "$claims")
+journal=$(mkapp journal Journal com.example.Journal "$claims")
+step "$apphome" sign "$notes" --key "$keys/demo.key"
+step "$apphome" sign "$journal" --key "$keys/demo.key"
+step "$apphome" install "$notes"
+step "$apphome" install "$journal"
+printf '\n$ %s\n' "printf 'team-secret' | security --app com.example.Notes add-generic-password -a ray -s team.example.com"
+printf 'team-secret' | "$security" --app com.example.Notes add-generic-password -a ray -s team.example.com
+step "$security" --app com.example.Journal find-generic-password -a ray -s team.example.com -w
+echo
+echo "# another team: its app may not claim the demo team's groups"
+spy=$(mkapp spy Spy com.other.Spy '"com.apple.security.application-groups" = (group.com.example.bugs);')
+step "$apphome" sign "$spy" --key "$keys/other.key"
+printf '$ %s\n' "apphome install $spy"
+"$apphome" install "$spy" || echo "exit status: $?"
+spy=$(mkapp spy2 Spy com.other.Spy)
+step "$apphome" sign "$spy" --key "$keys/other.key"
+step "$apphome" install "$spy"
+printf '$ %s\n' "security --app com.other.Spy --access-group $team.shared find-generic-password -a ray -s team.example.com -w"
+"$security" --app com.other.Spy --access-group "$team.shared" find-generic-password -a ray -s team.example.com -w || echo "exit status: $?"
+printf '$ %s\n' "security --app com.other.Spy find-generic-password -a ray -s team.example.com -w"
+"$security" --app com.other.Spy find-generic-password -a ray -s team.example.com -w || echo "exit status: $?"
+echo
+echo "# editing the installed Info.plist grants nothing: entitlements are the ones recorded at install"
+spyhome=$("$apphome" container com.other.Spy app)
+chmod u+w "$spyhome" "$spyhome/Info.plist"
+printf '{ CFBundleIdentifier = com.other.Spy; CFBundleVersion = 1; keychain-access-groups = ("%s.shared"); }\n' "$team" > "$spyhome/Info.plist"
+printf '$ %s\n' "security --app com.other.Spy --access-group $team.shared find-generic-password -a ray -s team.example.com -w"
+"$security" --app com.other.Spy --access-group "$team.shared" find-generic-password -a ray -s team.example.com -w || echo "exit status: $?"
+echo
+echo "# a tampered bundle is refused: one byte added to a signed file"
+cp -R "$here/ScaryBugs-v2/ScaryBugs.app" "$root/src/ScaryBugs.app"
+echo "#" >> "$root/src/ScaryBugs.app/ScaryBugs"
+printf '$ %s\n' "apphome verify <copy of ScaryBugs-v2>/ScaryBugs.app"
+"$apphome" verify "$root/src/ScaryBugs.app" || echo "exit status: $?"
+printf '$ %s\n' "apphome update <copy of ScaryBugs-v2>/ScaryBugs.app"
+"$apphome" update "$root/src/ScaryBugs.app" || echo "exit status: $?"
+echo
+echo "# an update from another team is refused; the installed app and its data stay"
+step "$apphome" sign "$root/src/ScaryBugs.app" --key "$keys/other.key"
+printf '$ %s\n' "apphome update <copy signed by the other key>/ScaryBugs.app"
+"$apphome" update "$root/src/ScaryBugs.app" || echo "exit status: $?"
+step "$apphome" info com.example.ScaryBugs
+echo
+echo "# the team's keychain group goes with the team's last app"
+step "$apphome" uninstall com.example.Notes
+step "$security" --app com.example.Journal find-generic-password -a ray -s team.example.com -w
+step "$apphome" uninstall com.example.Journal
+step "$apphome" uninstall com.other.Spy
+
+echo
 echo "# uninstall: the home, the preferences and the keychain items go"
 step "$apphome" uninstall com.example.ScaryBugs
 printf '

@@ -61,6 +61,7 @@ public struct AppHomeCommand {
                 console.out(HelpText.full)
                 return 0
             }
+            if signingVerbs.contains(verb) { return try performSigning(verb, Array(rest), console: console) }
             guard let root = root ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }

@@ -14,10 +14,12 @@ enum HelpText {
     usage: apphome [--root DIR] <verb> [arguments]
 
     Verbs:
-      install <Name.app>                 install an app into a new home; errors in its
+      install <Name.app>                 install an app into a new home (a signed bundle must
+                                         verify; an unsigned one may claim no shared group); errors in its
                                          Settings.bundle are shown on stderr (the
                                          install goes on; lint with 'defaults lint')
-      update <Name.app>                  install a new version, keeping Documents and Library
+      update <Name.app>                  install a new version, keeping Documents and Library;
+                                         a signed app takes only a bundle signed by its team
       uninstall <bundle-id>              remove an app, its home and all its data
       list [--json]                      list installed apps
       info <bundle-id>                   show an installed app's details
@@ -50,6 +52,13 @@ enum HelpText {
       prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]
                                          keep each app's N newest backups; remove the older
                                          ones and the stored files no remaining backup needs
+      keygen KEYFILE                     make an Ed25519 publisher key pair: the secret key in
+                                         KEYFILE (0600, never replaced), the public key in
+                                         KEYFILE.pub; prints the team identifier
+      sign <Name.app> --key KEYFILE      sign a bundle: _CodeSignature/CodeResources seals every
+                                         file and the groups Info.plist claims (replaced if present)
+      verify <Name.app>                  check a bundle's signature; prints its team, or names
+                                         the first problem and exits 1
       help [<verb>]                      print this help, or one verb's (also <verb> --help)
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,

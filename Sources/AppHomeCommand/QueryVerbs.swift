@@ -25,6 +25,7 @@ extension AppHomeCommand {
                 if let s = e.displayName { fields.append(("displayName", JSON.string(s))) }
                 fields.append(("home", JSON.string(manager.layout.home(uuid: e.homeUUID, bundleName: e.bundleName).path)))
                 fields.append(("installTime", JSON.string(Self.iso8601(e.installTime))))
+                fields.append(("team", JSON.string(e.team?.rawValue ?? "unsigned")))
                 return "  {" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
             }
             console.out(objects.isEmpty ? "[]\n" : "[\n" + objects.joined(separator: ",\n") + "\n]\n")
@@ -53,6 +54,8 @@ extension AppHomeCommand {
         lines.append(("Version", e.shortVersion ?? "-"))
         lines.append(("Build", e.version))
         lines.append(("Installed", Self.iso8601(e.installTime)))
+        lines.append(("Team", e.team?.rawValue ?? "unsigned"))
+        if !e.keychainGroups.isEmpty { lines.append(("Keychain access groups", e.keychainGroups.joined(separator: ", "))) }
         lines.append(("Home", home.path))
         lines.append(("App", home.app))
         lines.append(("Documents", home.documents))

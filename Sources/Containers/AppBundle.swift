@@ -23,6 +23,12 @@ public struct AppBundle: Equatable, Sendable {
     /// The app groups it declares (`com.apple.security.application-groups`),
     /// sorted, without duplicates.
     public let groups: [AppGroupIdentifier]
+    /// The entitlements `Info.plist` declares: `keychain-access-groups` as
+    /// written (placeholders not expanded) and the app groups.
+    public let declaredEntitlements: Entitlements
+    /// The verified signature, or `nil` for an unsigned bundle (no
+    /// `_CodeSignature/CodeResources`).
+    public let signature: CodeSignature?
 
     /// Reads `<path>/Info.plist` (binary, XML or old-style).
     ///
@@ -33,8 +39,17 @@ public struct AppBundle: Equatable, Sendable {
     ///   `CFBundleVersion`; ``ContainersError/invalidBundleIdentifier(_:reason:)``
     ///   for an identifier that is not reverse-DNS;
     ///   ``ContainersError/invalidAppGroupIdentifier(_:reason:)`` for a
-    ///   declared group that is not `group.` + reverse-DNS.
+    ///   declared group that is not `group.` + reverse-DNS;
+    ///   ``ContainersError/signatureInvalid(path:reason:)`` for a signed
+    ///   bundle that fails verification (see ``CodeSigning/verify(bundleAt:declared:)``).
     public init(path given: String) throws(ContainersError) {
+        try self.init(path: given, checkSignature: true)
+    }
+
+    /// Reads the bundle; with `checkSignature` false, a signature is
+    /// neither verified nor recorded (what `apphome sign` reads before it
+    /// replaces one).
+    public init(path given: String, checkSignature: Bool) throws(ContainersError) {
         let path = Paths.trimmingTrailingSlashes(given)
         let name = FileSystem.lastComponent(path)
         func fail(_ reason: String) -> ContainersError { .invalidBundle(path: path, reason: reason) }
@@ -82,6 +97,25 @@ public struct AppBundle: Equatable, Sendable {
             throw fail("\(AppGroupIdentifier.infoPlistKey) in Info.plist must be an array, not \(other.typeName)")
         }
         self.groups = groups.sorted()
+        var keychainGroups: [String] = []
+        switch info[Entitlements.keychainAccessGroupsKey] {
+        case nil: break
+        case .array(let items)?:
+            for item in items {
+                guard case .string(let text) = item, !text.isEmpty else {
+                    throw fail("\(Entitlements.keychainAccessGroupsKey) in Info.plist must be an array of non-empty strings")
+                }
+                keychainGroups.append(text)
+            }
+        case let other?:
+            throw fail("\(Entitlements.keychainAccessGroupsKey) in Info.plist must be an array, not \(other.typeName)")
+        }
+        self.declaredEntitlements = Entitlements(keychainAccessGroups: keychainGroups, applicationGroups: self.groups)
+        var signature: CodeSignature? = nil
+        if checkSignature {
+            do { signature = try CodeSigning.verify(bundleAt: path, declared: declaredEntitlements) } catch .notSigned {}
+        }
+        self.signature = signature
     }
 
     /// Whether `name` can be a bundle directory inside a home: ends in

@@ -136,7 +136,8 @@ extension ContainerManager {
         }
         let manifest = BackupManifest(bundleIdentifier: entry.bundleIdentifier, bundleName: entry.bundleName,
                                       version: entry.version, shortVersion: entry.shortVersion, deviceIdentifier: device,
-                                      creationTime: started, entries: walker.entries, participants: payloads, groups: groups)
+                                      creationTime: started, entries: walker.entries, participants: payloads, groups: groups,
+                                      team: entry.team)
         let bytes = try manifest.encoded()
         let path = store.newManifestPath(for: entry.bundleIdentifier, at: started)
         try containersErrors {

@@ -40,9 +40,10 @@ public struct BackupEntry: Equatable, Sendable {
 /// covers the inner manifest's bytes, so an edit anywhere in it is found.
 public struct BackupManifest: Equatable, Sendable {
     /// The newest format version this code reads and writes: 2 adds
-    /// `Groups`. A backup without app groups is written as version 1, which
-    /// older readers understand.
-    public static let formatVersion = 2
+    /// `Groups`, 3 adds `TeamIdentifier`. A backup is written with the
+    /// lowest version that holds what it has (version 1 without app groups
+    /// or team), which older readers understand.
+    public static let formatVersion = 3
 
     public var bundleIdentifier: BundleIdentifier
     /// The bundle directory's name when the backup was taken (not backed up).
@@ -63,10 +64,14 @@ public struct BackupManifest: Equatable, Sendable {
     /// The app's groups' shared containers, minus `Library/Caches`: each
     /// group's items, paths relative to its container, as for ``entries``.
     public var groups: [AppGroupIdentifier: [BackupEntry]]
+    /// The team that signed the app when the backup was taken; `nil` when
+    /// it was unsigned. A restore into an app of another team is refused.
+    public var team: TeamIdentifier?
 
     public init(bundleIdentifier: BundleIdentifier, bundleName: String, version: String, shortVersion: String?,
                 deviceIdentifier: String, creationTime: PlistDate, entries: [BackupEntry], participants: [String: [UInt8]],
-                groups: [AppGroupIdentifier: [BackupEntry]] = [:]) {
+                groups: [AppGroupIdentifier: [BackupEntry]] = [:], team: TeamIdentifier? = nil) {
+        self.team = team
         self.bundleIdentifier = bundleIdentifier
         self.bundleName = bundleName
         self.version = version
@@ -120,13 +125,14 @@ public struct BackupManifest: Equatable, Sendable {
             "Participants": .dictionary(participants.mapValues { .data($0) }),
         ]
         if let s = shortVersion { body["CFBundleShortVersionString"] = .string(s) }
+        if let team { body["TeamIdentifier"] = .string(team.rawValue) }
         if !groups.isEmpty {
             body["Groups"] = .dictionary(Dictionary(uniqueKeysWithValues: groups.map { ($0.key.rawValue, Self.encode($0.value)) }))
         }
         do {
             let inner = try PlistCodec.encode(.dictionary(body), format: .binary)
             let envelope: PlistValue = .dictionary([
-                "FormatVersion": .integer(groups.isEmpty ? 1 : Int128(Self.formatVersion)),
+                "FormatVersion": .integer(team != nil ? 3 : groups.isEmpty ? 1 : 2),
                 "Manifest": .data(inner),
                 "Checksum": .data(ContentHash(of: inner).bytes),
             ])
@@ -219,10 +225,17 @@ public struct BackupManifest: Equatable, Sendable {
                 groups[group] = try Self.decode(groupItems, where: name + ":", path: path, problem: Self.groupPathProblem)
             }
         }
+        var team: TeamIdentifier? = nil
+        if let value = body["TeamIdentifier"] {
+            guard version >= 3, case .string(let text) = value, let t = TeamIdentifier(text) else {
+                throw damaged("TeamIdentifier is not a team identifier of version 3")
+            }
+            team = t
+        }
         self.init(bundleIdentifier: id, bundleName: bundleName, version: try string("CFBundleVersion"),
                   shortVersion: { if case .string(let s)? = body["CFBundleShortVersionString"] { return s }; return nil }(),
                   deviceIdentifier: try string("DeviceIdentifier"), creationTime: created,
-                  entries: entries, participants: participants, groups: groups)
+                  entries: entries, participants: participants, groups: groups, team: team)
     }
 
     /// Decodes and checks one list of entries; `label` prefixes paths in

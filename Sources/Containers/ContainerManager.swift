@@ -103,11 +103,12 @@ public struct ContainerManager: Sendable {
         try requireNoPendingJournal()
         var current = try registry.read()
         if current.entries[bundle.identifier] != nil { throw .alreadyInstalled(bundle.identifier.rawValue) }
+        try checkEntitlements(bundle, in: current)
         let uuid = makeUUID()
         let home = layout.home(uuid: uuid, bundleName: bundle.name)
         let entry = makeEntry(bundle, uuid: uuid)
         var newGroups: [AppGroupIdentifier: String] = [:]
-        for group in bundle.groups where current.groups[group] == nil { newGroups[group] = makeUUID() }
+        for group in entry.groups where current.groups[group] == nil { newGroups[group] = makeUUID() }
         var journal = Journal(operation: .install, entry: entry, groups: newGroups)
         try beginJournal(journal)
         var created = false
@@ -119,6 +120,7 @@ public struct ContainerManager: Sendable {
             }
             try completed(InstallStep.createHome.rawValue, &journal)
             bytes = try containersErrors { try TreeOperations.copyReadOnly(bundle.path, to: home.app) }
+            try checkCopy(of: bundle, at: home.app)
             try completed(InstallStep.copyBundle.rawValue, &journal)
             try containersErrors {
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
@@ -130,6 +132,7 @@ public struct ContainerManager: Sendable {
             try completed(InstallStep.createGroups.rawValue, &journal)
             current.entries[bundle.identifier] = entry
             current.groups.merge(newGroups) { old, _ in old }
+            current.recordTeam(entry.team, of: newGroups.keys)
             try registry.write(current)
         } catch .simulatedCrash(let step) {
             throw .simulatedCrash(step: step)
@@ -181,10 +184,13 @@ public struct ContainerManager: Sendable {
         if !groups.isEmpty { TreeOperations.syncDirectory(layout.groupsDirectory) }
     }
 
+    /// The entry for `bundle`: what its signature grants (nothing but its
+    /// own group when it is unsigned), never what `Info.plist` says later.
     func makeEntry(_ bundle: AppBundle, uuid: String) -> RegistryEntry {
         RegistryEntry(bundleIdentifier: bundle.identifier, homeUUID: uuid, bundleName: bundle.name, version: bundle.version,
                       shortVersion: bundle.shortVersion, displayName: bundle.displayName, installTime: now(),
-                      groups: bundle.groups)
+                      groups: bundle.signature?.entitlements.applicationGroups ?? [], team: bundle.signature?.team,
+                      keychainGroups: bundle.signature?.entitlements.keychainAccessGroups ?? [])
     }
 }
 

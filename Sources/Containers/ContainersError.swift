@@ -60,6 +60,16 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     case participantRefusedRestore(name: String, identifier: String, reason: String)
     /// An operating-system call failed.
     case system(SystemError)
+    /// A bundle has no `_CodeSignature/CodeResources`.
+    case notSigned(path: String)
+    /// A signed bundle fails verification: the first problem found.
+    case signatureInvalid(path: String, reason: String)
+    /// An install, update or restore refused a claimed group.
+    case entitlementRefused(identifier: String, claim: String, reason: String)
+    /// An update or restore of a signed app with a bundle or backup of another team (or unsigned).
+    case differentPublisher(identifier: String, installed: String, offered: String)
+    /// A signing key file cannot be written or read.
+    case signingKey(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -109,6 +119,16 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(name) could not back up \(id): \(reason)"
         case .participantRefusedRestore(let name, let id, let reason):
             return "\(name) refused to restore \(id): \(reason)"
+        case .notSigned(let path):
+            return "\(path) is not signed (no \(CodeResources.relativePath)); sign it with 'apphome sign'"
+        case .signatureInvalid(let path, let reason):
+            return "\(path) failed signature verification: \(reason)"
+        case .entitlementRefused(let id, let claim, let reason):
+            return "\(id) may not claim '\(claim)': \(reason)"
+        case .differentPublisher(let id, let installed, let offered):
+            return "\(id) is signed by a different publisher: installed \(installed), offered \(offered); an update must be signed by the same team"
+        case .signingKey(let path, let reason):
+            return "signing key \(path): \(reason)"
         case .system(let error):
             return error.description
         }

@@ -421,12 +421,14 @@ extension ContainerManager {
             }
         }
         for (id, found) in best.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            // A home whose bundle claims what an install would refuse stays an orphan.
+            guard (try? checkEntitlements(found.bundle, in: current)) != nil else { continue }
             let entry = makeEntry(found.bundle, uuid: found.uuid)
             let home = layout.applicationsDirectory + "/" + found.uuid
             taken.homes.insert(found.uuid)
             var groups: [AppGroupIdentifier: String] = [:]
             var newGroups: [AppGroupIdentifier: String] = [:]
-            for group in found.bundle.groups where current.groups[group] == nil && groups[group] == nil {
+            for group in entry.groups where current.groups[group] == nil && groups[group] == nil {
                 if let uuid = unrecorded.removeValue(forKey: group) { groups[group] = uuid } else { newGroups[group] = makeUUID() }
             }
             taken.groups.formUnion(groups.values)
@@ -437,6 +439,8 @@ extension ContainerManager {
                 current.entries[id] = entry
                 current.groups.merge(groups) { old, _ in old }
                 current.groups.merge(newGroups) { old, _ in old }
+                current.recordTeam(entry.team, of: newGroups.keys)
+                current.recordTeam(entry.team, of: groups.keys)
                 changed = true
             }
         }

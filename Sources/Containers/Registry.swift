@@ -16,11 +16,17 @@ public struct RegistryEntry: Equatable, Sendable {
     public var displayName: String?
     /// When this version was installed (or updated to).
     public var installTime: PlistDate
-    /// The app groups this version declares, sorted.
+    /// The app groups the install granted (the signed ones), sorted.
     public var groups: [AppGroupIdentifier]
+    /// The team that signed the installed bundle; `nil` for an unsigned app.
+    public var team: TeamIdentifier?
+    /// The keychain access groups the install granted (signed, expanded),
+    /// in the order the bundle lists them.
+    public var keychainGroups: [String]
 
     public init(bundleIdentifier: BundleIdentifier, homeUUID: String, bundleName: String, version: String,
-                shortVersion: String?, displayName: String?, installTime: PlistDate, groups: [AppGroupIdentifier] = []) {
+                shortVersion: String?, displayName: String?, installTime: PlistDate, groups: [AppGroupIdentifier] = [],
+                team: TeamIdentifier? = nil, keychainGroups: [String] = []) {
         self.bundleIdentifier = bundleIdentifier
         self.homeUUID = homeUUID
         self.bundleName = bundleName
@@ -29,6 +35,8 @@ public struct RegistryEntry: Equatable, Sendable {
         self.displayName = displayName
         self.installTime = installTime
         self.groups = groups
+        self.team = team
+        self.keychainGroups = keychainGroups
     }
 
     /// The version as people read it: `1.0 (1)`, or the build alone.
@@ -48,13 +56,20 @@ public struct RegistryEntry: Equatable, Sendable {
         if let s = shortVersion { d["CFBundleShortVersionString"] = .string(s) }
         if let s = displayName { d["CFBundleDisplayName"] = .string(s) }
         if !groups.isEmpty { d["ApplicationGroups"] = .array(groups.map { .string($0.rawValue) }) }
+        if let team { d["TeamIdentifier"] = .string(team.rawValue) }
+        if !keychainGroups.isEmpty { d["KeychainAccessGroups"] = .array(keychainGroups.map { .string($0) }) }
         return .dictionary(d)
     }
 
     /// Reads an entry stored under the key `key`, checking every name again.
     ///
-    /// - Parameter corrupt: makes the error for a broken rule.
-    init(key: String, value: PlistValue, corrupt: (String) -> ContainersError) throws(ContainersError) {
+    /// - Parameters:
+    ///   - corrupt: makes the error for a broken rule.
+    ///   - signedEntitlements: whether the format records signatures
+    ///     (registry version 3, every journal); an entry of an older
+    ///     registry is read as unsigned, holding no group but its own.
+    init(key: String, value: PlistValue, signedEntitlements: Bool = true,
+         corrupt: (String) -> ContainersError) throws(ContainersError) {
         guard let id = try? BundleIdentifier(key) else { throw corrupt("'\(key)' is not a valid bundle identifier") }
         guard let d = value.dictionaryValue else { throw corrupt("the entry for \(key) is not a dictionary") }
         func string(_ name: String) -> String? {
@@ -77,28 +92,60 @@ public struct RegistryEntry: Equatable, Sendable {
                 groups.append(group)
             }
         }
+        var team: TeamIdentifier? = nil
+        if let value = d["TeamIdentifier"] {
+            guard case .string(let text) = value, let t = TeamIdentifier(text) else { throw corrupt("TeamIdentifier of \(key) is not a team identifier") }
+            team = t
+        }
+        var keychainGroups: [String] = []
+        if let value = d["KeychainAccessGroups"] {
+            guard case .array(let items) = value, let t = team else { throw corrupt("KeychainAccessGroups of \(key) is not an array of a signed app") }
+            for item in items {
+                guard case .string(let text) = item, Entitlements.keychainGroupProblem(text, team: t) == nil else {
+                    throw corrupt("KeychainAccessGroups of \(key) holds a group that is not its team's")
+                }
+                keychainGroups.append(text)
+            }
+        }
+        if !groups.isEmpty && team == nil && signedEntitlements { throw corrupt("\(key) is unsigned but has ApplicationGroups") }
+        if !signedEntitlements {
+            // Before signed entitlements: unsigned, its own group only.
+            groups = []; team = nil; keychainGroups = []
+        }
         self.init(bundleIdentifier: id, homeUUID: uuid, bundleName: bundleName, version: version,
                   shortVersion: string("CFBundleShortVersionString"), displayName: string("CFBundleDisplayName"),
-                  installTime: installTime, groups: Array(Set(groups)).sorted())
+                  installTime: installTime, groups: Array(Set(groups)).sorted(), team: team,
+                  keychainGroups: Entitlements(keychainAccessGroups: keychainGroups).keychainAccessGroups)
     }
+
+    /// `"team XXXXXXXXXX"`, or `"unsigned"`.
+    public var publisherDescription: String { team.map { "team \($0)" } ?? "unsigned" }
 }
 
 /// The registry's contents: bundle id → current home, and app group →
 /// shared container. The file format is described in `Schemas/registry.md`.
 public struct Registry: Equatable, Sendable {
     /// The format version this code writes, and the newest it reads.
-    /// Version 1 (no app groups) is read as a registry without groups.
-    public static let formatVersion = 2
+    /// Version 1 (no app groups) is read as a registry without groups;
+    /// version 3 adds signed entitlements, and the apps of a version 1 or
+    /// 2 registry are read as unsigned, each holding only its own group.
+    public static let formatVersion = 3
 
     /// The installed apps.
     public var entries: [BundleIdentifier: RegistryEntry]
     /// Every app-group container: group id → the UUID naming its directory
     /// under `<root>/Shared/AppGroup/`.
     public var groups: [AppGroupIdentifier: String]
+    /// The team each app group belongs to: that of the first signed app
+    /// that created (or adopted) its container. A container from before
+    /// version 3 has none, and no app can claim it.
+    public var groupTeams: [AppGroupIdentifier: TeamIdentifier]
 
-    public init(entries: [BundleIdentifier: RegistryEntry] = [:], groups: [AppGroupIdentifier: String] = [:]) {
+    public init(entries: [BundleIdentifier: RegistryEntry] = [:], groups: [AppGroupIdentifier: String] = [:],
+                groupTeams: [AppGroupIdentifier: TeamIdentifier] = [:]) {
         self.entries = entries
         self.groups = groups
+        self.groupTeams = groupTeams
     }
 
     /// The entries sorted by bundle id.
@@ -114,7 +161,11 @@ public struct Registry: Equatable, Sendable {
         var apps: [String: PlistValue] = [:]
         for (id, e) in entries { apps[id.rawValue] = e.plistValue }
         var groupTable: [String: PlistValue] = [:]
-        for (id, uuid) in groups { groupTable[id.rawValue] = .dictionary(["ContainerUUID": .string(uuid)]) }
+        for (id, uuid) in groups {
+            var d: [String: PlistValue] = ["ContainerUUID": .string(uuid)]
+            if let team = groupTeams[id] { d["TeamIdentifier"] = .string(team.rawValue) }
+            groupTable[id.rawValue] = .dictionary(d)
+        }
         let root: PlistValue = .dictionary(["FormatVersion": .integer(Int128(Self.formatVersion)), "Applications": .dictionary(apps),
                                             "Groups": .dictionary(groupTable)])
         do { return try PlistCodec.encode(root, format: .binary) } catch {
@@ -122,7 +173,7 @@ public struct Registry: Equatable, Sendable {
         }
     }
 
-    /// Reads a registry file's bytes (format version 1 or 2).
+    /// Reads a registry file's bytes (format version 1, 2 or 3).
     ///
     /// Every name in the file is validated again (bundle ids, group ids,
     /// UUIDs, bundle names), so a tampered registry cannot lead outside the
@@ -147,10 +198,11 @@ public struct Registry: Equatable, Sendable {
         guard let apps = top["Applications"]?.dictionaryValue else { throw corrupt("Applications is missing") }
         var entries: [BundleIdentifier: RegistryEntry] = [:]
         for (key, value) in apps {
-            let entry = try RegistryEntry(key: key, value: value, corrupt: corrupt)
+            let entry = try RegistryEntry(key: key, value: value, signedEntitlements: version >= 3, corrupt: corrupt)
             entries[entry.bundleIdentifier] = entry
         }
         var groups: [AppGroupIdentifier: String] = [:]
+        var groupTeams: [AppGroupIdentifier: TeamIdentifier] = [:]
         if version >= 2 {
             guard let table = top["Groups"]?.dictionaryValue else { throw corrupt("Groups is missing") }
             for (key, value) in table {
@@ -159,9 +211,16 @@ public struct Registry: Equatable, Sendable {
                     throw corrupt("the group \(key) has no valid ContainerUUID")
                 }
                 groups[id] = uuid
+                if version >= 3, let value = value.dictionaryValue?["TeamIdentifier"] {
+                    guard case .string(let text) = value, let team = TeamIdentifier(text) else {
+                        throw corrupt("the group \(key) has an invalid TeamIdentifier")
+                    }
+                    groupTeams[id] = team
+                }
             }
         }
         self.entries = entries
         self.groups = groups
+        self.groupTeams = groupTeams
     }
 }

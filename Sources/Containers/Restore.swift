@@ -88,6 +88,16 @@ extension ContainerManager {
         var current = try registry.read()
         let previous = current.entries[manifest.bundleIdentifier]
         guard bundle != nil || previous != nil else { throw .restoreNeedsBundle(manifest.bundleIdentifier.rawValue) }
+        // The publisher: a signed app's data goes only to an app of the same team.
+        let targetTeam = bundle.map { $0.signature?.team } ?? previous!.team
+        if let bundle {
+            try checkEntitlements(bundle, in: current)
+            if let previous { try checkSamePublisher(bundle.signature?.team, replacing: previous) }
+        }
+        if let backupTeam = manifest.team, backupTeam != targetTeam {
+            throw .differentPublisher(identifier: manifest.bundleIdentifier.rawValue, installed: "team \(backupTeam) (the backup's)",
+                                      offered: targetTeam.map { "team \($0)" } ?? "an unsigned bundle")
+        }
         let release = try previous.map { entry throws(ContainersError) in try lockAgainstRunning(entry) }
         defer { release?() }
         let bundleName = bundle?.name ?? previous!.bundleName
@@ -107,7 +117,7 @@ extension ContainerManager {
 
         // The app's groups in the backup: restored into a new container
         // unless another installed app shares the group's live container.
-        let declared = bundle?.groups ?? previous!.groups
+        let declared = bundle.map { $0.signature?.entitlements.applicationGroups ?? [] } ?? previous!.groups
         var groupNotes: [String] = []
         var restoredGroups: [AppGroupIdentifier: String] = [:]
         for group in manifest.groups.keys.sorted() {
@@ -138,6 +148,7 @@ extension ContainerManager {
                 _ = try TreeOperations.copyReadOnly(bundleSource, to: home.app)
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
             }
+            if let bundle { try checkCopy(of: bundle, at: home.app) }
             try materialize(manifest.entries.filter { BackupManifest.isRestored($0.path) }, into: home.path, label: "",
                             from: store, manifestPath: manifestPath, files: &files, bytes: &bytes)
             TreeOperations.syncDirectory(layout.applicationsDirectory)
@@ -162,7 +173,9 @@ extension ContainerManager {
 
         // The app groups a given bundle declares that have no container yet.
         var newGroups: [AppGroupIdentifier: String] = [:]
-        for group in bundle?.groups ?? [] where current.groups[group] == nil && restoredGroups[group] == nil { newGroups[group] = makeUUID() }
+        for group in bundle?.signature?.entitlements.applicationGroups ?? [] where current.groups[group] == nil && restoredGroups[group] == nil {
+            newGroups[group] = makeUUID()
+        }
 
         // The commit point.
         var entry: RegistryEntry
@@ -171,6 +184,8 @@ extension ContainerManager {
         let replacedGroups = restoredGroups.keys.compactMap { current.groups[$0] }
         current.groups.merge(newGroups) { old, _ in old }
         current.groups.merge(restoredGroups) { _, new in new }
+        current.recordTeam(entry.team, of: newGroups.keys)
+        current.recordTeam(entry.team, of: restoredGroups.keys)
         do {
             try createGroupContainers(newGroups)
             try registry.write(current)

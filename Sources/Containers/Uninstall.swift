@@ -96,6 +96,7 @@ extension ContainerManager {
         var lastMemberOf: [AppGroupIdentifier: String] = [:]
         for group in entry.groups where current.members(of: group).isEmpty {
             if let uuid = current.groups.removeValue(forKey: group) { lastMemberOf[group] = uuid }
+            current.groupTeams.removeValue(forKey: group)
         }
         var journal = Journal(operation: .uninstall, entry: entry, groups: lastMemberOf)
         try beginJournal(journal)

@@ -82,8 +82,13 @@ extension ContainerManager {
     ///   - bundle: the new version; its bundle id must be installed.
     ///   - failAt: for tests: fail at the end of this step (after its work),
     ///     or, for ``UpdateStep/switchRegistry``, instead of writing.
+    /// A signed app is updated only by a bundle signed by the same team;
+    /// what the new bundle claims is checked as for an install.
+    ///
     /// - Throws: ``ContainersError/notInstalled(_:)``, ``ContainersError/system(_:)``,
-    ///   ``ContainersError/injectedFailure(step:)``.
+    ///   ``ContainersError/injectedFailure(step:)``,
+    ///   ``ContainersError/differentPublisher(identifier:installed:offered:)``,
+    ///   ``ContainersError/entitlementRefused(identifier:claim:reason:)``.
     public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil) throws(ContainersError) -> UpdateReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
@@ -92,6 +97,8 @@ extension ContainerManager {
         guard let previous = current.entries[bundle.identifier] else {
             throw .notInstalled(bundle.identifier.rawValue)
         }
+        try checkSamePublisher(bundle.signature?.team, replacing: previous)
+        try checkEntitlements(bundle, in: current)
         let release = try lockAgainstRunning(previous)
         defer { release() }
         let old = layout.home(uuid: previous.homeUUID, bundleName: previous.bundleName)
@@ -99,7 +106,7 @@ extension ContainerManager {
         let new = layout.home(uuid: uuid, bundleName: bundle.name)
         let entry = makeEntry(bundle, uuid: uuid)
         var newGroups: [AppGroupIdentifier: String] = [:]
-        for group in bundle.groups where current.groups[group] == nil { newGroups[group] = makeUUID() }
+        for group in entry.groups where current.groups[group] == nil { newGroups[group] = makeUUID() }
         var journal = Journal(operation: .update, entry: entry, previous: previous, groups: newGroups)
         func checkpoint(_ step: UpdateStep) throws(ContainersError) {
             if failAt == step { throw .injectedFailure(step: step.rawValue) }
@@ -117,6 +124,7 @@ extension ContainerManager {
             }
             try checkpoint(.createHome)
             bundleBytes = try containersErrors { try TreeOperations.copyReadOnly(bundle.path, to: new.app) }
+            try checkCopy(of: bundle, at: new.app)
             try checkpoint(.copyBundle)
             try containersErrors {
                 for dir in [new.library, new.caches, new.tmp] { try TreeOperations.makeDirectory(dir) }
@@ -150,6 +158,7 @@ extension ContainerManager {
             if failAt == .switchRegistry { throw ContainersError.injectedFailure(step: UpdateStep.switchRegistry.rawValue) }
             current.entries[bundle.identifier] = entry
             current.groups.merge(newGroups) { old, _ in old }
+            current.recordTeam(entry.team, of: newGroups.keys)
             try registry.write(current)
         } catch .simulatedCrash(let step) {
             throw .simulatedCrash(step: step)

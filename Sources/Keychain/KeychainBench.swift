@@ -32,7 +32,7 @@ public enum KeychainBench {
     public static func run(root: String, bundleID: String, account: String, service: String, count: Int,
                            policy: DeviceKeyPolicy) throws -> Int32 {
         let manager = ContainerManager(root: root)
-        let context = try KeychainContext(installed: manager.entry(for: BundleIdentifier(bundleID)), layout: manager.layout)
+        let context = try KeychainContext(installed: manager.entry(for: BundleIdentifier(bundleID)))
         var q = ItemQuery(itemClass: .genericPassword)
         q.account = account
         q.service = service

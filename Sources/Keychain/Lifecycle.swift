@@ -283,12 +283,15 @@ public struct KeychainParticipant: AppDataParticipant {
         _ = try AppCredential.issue(home: home)
     }
 
-    /// - Throws: when a remaining app's `Info.plist` cannot be read (then
-    ///   nothing is removed, so no group still in use is lost).
+    /// The groups in use are those the remaining apps' installs recorded in
+    /// the registry: an app's own group goes with it, a team's group with
+    /// the last installed app that holds it.
+    ///
+    /// - Throws: when a remaining app's recorded group is not a valid name
+    ///   (then nothing is removed, so no group still in use is lost).
     public func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {
-        let layout = ContainerLayout(root: root)
         var inUse: Set<AccessGroup> = []
-        for other in remaining { inUse.formUnion(try KeychainContext(installed: other, layout: layout).accessGroups) }
+        for other in remaining { inUse.formUnion(try KeychainContext(installed: other).accessGroups) }
         let k = keychain()
         let doomed = try k.storedGroups().filter { !inUse.contains($0) }
         if !doomed.isEmpty { try k.shred(doomed) }
@@ -302,7 +305,7 @@ public struct KeychainParticipant: AppDataParticipant {
     }
 
     public func backupPayload(for entry: RegistryEntry, secrets: BackupSecrets) throws -> [UInt8]? {
-        let context = try KeychainContext(installed: entry, layout: ContainerLayout(root: root))
+        let context = try KeychainContext(installed: entry)
         let kdf = weakKDFForTesting ? PassphraseParameters(salt: Sodium.randomBytes(16), opsLimit: 1, memLimit: 8192) : nil
         return try keychain().backupPayload(groups: context.accessGroups, password: try password(secrets), kdf: kdf)
     }
@@ -312,7 +315,7 @@ public struct KeychainParticipant: AppDataParticipant {
     }
 
     public func restore(_ payload: [UInt8], for entry: RegistryEntry, secrets: BackupSecrets) throws -> [String] {
-        let context = try KeychainContext(installed: entry, layout: ContainerLayout(root: root))
+        let context = try KeychainContext(installed: entry)
         return try keychain().restore(payload: payload, context: context, password: try password(secrets), keys: derivedKeys,
                                       weakKDFForTesting: weakKDFForTesting)
     }

@@ -50,7 +50,7 @@ public final class AppKeychain {
             throw .app(error)
         }
         let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
-        do throws(KeychainError) { context = try KeychainContext(installed: entry, layout: manager.layout) } catch {
+        do throws(KeychainError) { context = try KeychainContext(installed: entry) } catch {
             throw .keychain(error)
         }
         self.bundleIdentifier = bundleIdentifier

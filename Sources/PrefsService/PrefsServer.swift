@@ -656,7 +656,7 @@ public final class PrefsServer {
         guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
         let keychain = Keychain(root: root, policy: policy, now: now)
         do throws(KeychainError) {
-            let context = try KeychainContext(installed: entry, layout: manager.layout)
+            let context = try KeychainContext(installed: entry)
             switch request {
             case .keychainFind(_, let query):
                 let found = try keychain.copyMatching(try KeychainWire.query(query), context: context)

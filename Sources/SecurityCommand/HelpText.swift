@@ -43,11 +43,16 @@ enum HelpText {
     """
 
     static let full = """
-    usage: security [--root DIR] [--app BUNDLE-ID] <verb> [options]
+    usage: security [--root DIR] [--app BUNDLE-ID] [--access-group GROUP] <verb> [options]
 
     The AppHome keychain, with macOS security(1) syntax. Items belong to an app:
     --app BUNDLE-ID (an installed app), else the app `apphome run` started
-    ($APPHOME_BUNDLE_ID). An app sees only the items of its access groups.
+    ($APPHOME_BUNDLE_ID). An app sees only the items of its access groups, the
+    ones its signature granted at install: its signed keychain-access-groups,
+    then its bundle id, then its app groups. An add goes to the first; a search
+    covers them all. --access-group GROUP adds to, finds in, deletes from or
+    dumps that one group; a group the app does not hold fails with
+    errSecMissingEntitlement (-34018).
 
     Verbs:
       add-generic-password       add a generic password (-a account -s service)

@@ -23,6 +23,9 @@ public struct SecurityEnvironment: Sendable {
 public struct SecurityCommand {
     let keychain: KeychainAccess
     let context: KeychainContext
+    /// `--access-group`: the one group the verb adds to or searches; `nil`
+    /// means the app's first group for an add, all its groups for a search.
+    let accessGroup: AccessGroup?
     let console: Console
     let prompter: SecretPrompter
     let environment: SecurityEnvironment
@@ -38,14 +41,17 @@ public struct SecurityCommand {
             var scanner = ArgumentScanner(arguments)
             var root: String?
             var app: String?
+            var groupName: String?
             let leading: [ArgumentScanner.Option] = [.init("--help"), .init("--root", .required("a value"), empty: "a value"),
-                                                     .init("--app", .required("a value"), empty: "a value")]
+                                                     .init("--app", .required("a value"), empty: "a value"),
+                                                     .init("--access-group", .required("a value"), empty: "a value")]
             do {
                 for match in try scanner.leadingOptions(leading, unknown: { $0.hasPrefix("--") ? .usage("unknown option '\($0)'") : nil }) {
                     switch match.name {
                     case "--help": console.out(HelpText.full); return 0
                     case "--root": root = match.value
-                    default: app = match.value
+                    case "--app": app = match.value
+                    default: groupName = match.value
                     }
                 }
             } catch {
@@ -61,6 +67,10 @@ public struct SecurityCommand {
             usage = spec.usage
             if rest.contains("--help") || rest.contains("-h") { console.out(spec.usage); return 0 }
             if verb == "error" { return try describeError(Array(rest), console: console) }
+            let accessGroup: AccessGroup?
+            do throws(KeychainError) { accessGroup = try groupName.map { (g) throws(KeychainError) in try AccessGroup(g) } } catch {
+                throw SecurityFailure.usage(error.description, HelpText.full)
+            }
             let options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags,
                                                addSecret: spec.addsSecret, usage: spec.usage)
             let client: AppKeychain
@@ -73,7 +83,7 @@ public struct SecurityCommand {
             } catch {
                 throw SecurityFailure.failure(error.description)
             }
-            let command = SecurityCommand(keychain: client.access, context: client.context, console: console, prompter: prompter,
+            let command = SecurityCommand(keychain: client.access, context: client.context, accessGroup: accessGroup, console: console, prompter: prompter,
                                           environment: environment, usage: spec.usage)
             try spec.perform(command)(options)
             return 0

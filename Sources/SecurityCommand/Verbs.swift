@@ -4,6 +4,7 @@ extension SecurityCommand {
     /// A query from the match options of `o`.
     func query(_ cls: ItemClass, _ o: VerbOptions) throws(SecurityFailure) -> ItemQuery {
         var q = ItemQuery(itemClass: cls)
+        q.accessGroup = accessGroup
         q.account = o.values["a"]
         q.label = o.values["l"]
         q.comment = o.values["j"]
@@ -61,7 +62,7 @@ extension SecurityCommand {
 
     func add(_ cls: ItemClass, _ o: VerbOptions) throws {
         let u = usage
-        var a = ItemAttributes(itemClass: cls)
+        var a = ItemAttributes(itemClass: cls, accessGroup: accessGroup)
         a.account = o.values["a"] ?? ""
         a.comment = o.values["j"]
         a.description = o.values["D"]
@@ -88,7 +89,7 @@ extension SecurityCommand {
             try keychain.add(a, data: secret, context: context)
         } catch .duplicateItem where o.flags.contains("U") {
             var q = ItemQuery(itemClass: cls)
-            q.accessGroup = context.accessGroups[0]
+            q.accessGroup = accessGroup ?? context.accessGroups[0]
             q.account = a.account; q.service = cls == .genericPassword ? a.service : nil
             if cls == .internetPassword {
                 q.server = a.server; q.protocol = a.protocol; q.port = a.port; q.path = a.path
@@ -157,6 +158,7 @@ extension SecurityCommand {
     func dump(_ o: VerbOptions) throws {
         for cls in ItemClass.allCases {
             var q = ItemQuery(itemClass: cls)
+            q.accessGroup = accessGroup
             q.matchLimit = .all
             q.synchronizable = .any
             q.returnAttributes = true

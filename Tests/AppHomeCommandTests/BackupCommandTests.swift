@@ -193,7 +193,7 @@ extension BackupCommandTests {
 
         // An item for the password to protect.
         let manager = ContainerManager(root: w.root)
-        let context = try KeychainContext(installed: try manager.entry(for: BundleIdentifier(id)), layout: manager.layout)
+        let context = try KeychainContext(installed: try manager.entry(for: BundleIdentifier(id)))
         var item = ItemAttributes(itemClass: .genericPassword)
         item.service = "sync.example.com"
         item.account = "ray"
@@ -212,7 +212,7 @@ extension BackupCommandTests {
         query.returnData = true
         let restored = try Keychain(root: w.root, policy: AppHomeEnvironment(configuration: Configuration(variable: { ["PATH": "/usr/bin:/bin"][$0] })).keychainKeyPolicy,
                                     now: ContainerManager.systemClock)
-            .copyMatching(query, context: try KeychainContext(installed: try manager.entry(for: BundleIdentifier(id)), layout: manager.layout))
+            .copyMatching(query, context: try KeychainContext(installed: try manager.entry(for: BundleIdentifier(id))))
         #expect(restored.first?.data?.constantTimeEquals(SecureBytes(utf8: "s3cret")) == true)
     }
 }

@@ -150,6 +150,10 @@ import PropertyList
         let info: PlistValue = .dictionary(["CFBundleIdentifier": .string("com.example.Grouped"), "CFBundleVersion": .string("1"),
                                             AppGroupIdentifier.infoPlistKey: .array([.string("group.com.example.b"), .string("group.com.example.a")])])
         try Data(PlistCodec.encode(info, format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        // Only a signed app may claim app groups.
+        #expect(w.apphome("install", bundle).err.contains("the bundle is unsigned, and an unsigned app holds only its own group"))
+        #expect(w.apphome("keygen", w.base + "/publisher.key").status == 0)
+        #expect(w.apphome("sign", bundle, "--key", w.base + "/publisher.key").status == 0)
         #expect(w.apphome("install", bundle).status == 0)
         let registry = try ContainerRegistry(layout: ContainerLayout(root: w.root)).read()
         let a = registry.groups[try AppGroupIdentifier("group.com.example.a")]!, b = registry.groups[try AppGroupIdentifier("group.com.example.b")]!

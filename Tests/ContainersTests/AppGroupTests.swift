@@ -99,7 +99,7 @@ import PropertyList
         #expect(table["group.x.other"] == nil)
     }
 
-    @Test func aVersion1RegistryIsReadAndRewrittenAsVersion2() throws {
+    @Test func aVersion1RegistryIsReadAndRewrittenAsVersion3() throws {
         let s = Scratch()
         try FileManager.default.createDirectory(atPath: s.root + "/Applications", withIntermediateDirectories: true)
         let v1: PlistValue = .dictionary(["FormatVersion": .integer(1), "Applications": .dictionary([
@@ -110,7 +110,7 @@ import PropertyList
         #expect(try manager.registry.read().entries.keys.map(\.rawValue) == ["com.example.Old"])
         _ = try manager.install(try AppBundle(path: s.makeBundle(info: Self.info("com.example.A", groups: ["group.x.one"]))))
         let written = try PlistCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: s.root + "/Applications/registry.plist"))))
-        #expect(written.dictionaryValue?["FormatVersion"] == .integer(2))
+        #expect(written.dictionaryValue?["FormatVersion"] == .integer(3))
         #expect(try manager.registry.read().entries.count == 2)
     }
 }

@@ -44,9 +44,10 @@ import PropertyList
         #expect(paths == ["Library", "Library/Preferences", "Library/Preferences/\(Self.group).plist", "Shared", "Shared/notes.txt"])
         #expect(first.manifest.fileCount == 3)
         #expect(first.filesRead == 3)
-        // Version 2, since it has groups; a backup of an app without groups stays version 1.
+        // Version 3, since the app (which may hold groups only when signed) has a team; a backup of an
+        // unsigned app without groups stays version 1.
         let envelope = try PlistCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: first.manifestPath))))
-        #expect(envelope.dictionaryValue?["FormatVersion"] == .integer(2))
+        #expect(envelope.dictionaryValue?["FormatVersion"] == .integer(3))
 
         let second = try w.manager.backup(w.id("com.example.M"), to: w.backups)
         #expect(second.filesRead == 0 && second.bytesStored == 0)

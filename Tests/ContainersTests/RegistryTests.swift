@@ -21,10 +21,10 @@ import PropertyList
     }
 
     @Test func refusesANewerFormatVersion() throws {
-        let bytes = try Self.file(["FormatVersion": .integer(3), "Applications": .dictionary([:]), "Groups": .dictionary([:])])
-        #expect(throws: ContainersError.registryVersionTooNew(path: "r", found: 3, supported: 2)) { try Registry(decoding: bytes, path: "r") }
-        #expect(ContainersError.registryVersionTooNew(path: "r", found: 3, supported: 2).description
-            == "registry r has format version 3, but this AppHome reads only up to version 2; use a newer apphome")
+        let bytes = try Self.file(["FormatVersion": .integer(4), "Applications": .dictionary([:]), "Groups": .dictionary([:])])
+        #expect(throws: ContainersError.registryVersionTooNew(path: "r", found: 4, supported: 3)) { try Registry(decoding: bytes, path: "r") }
+        #expect(ContainersError.registryVersionTooNew(path: "r", found: 4, supported: 3).description
+            == "registry r has format version 4, but this AppHome reads only up to version 3; use a newer apphome")
     }
 
     @Test(arguments: [
@@ -53,7 +53,7 @@ import PropertyList
         try Data(Self.file(["FormatVersion": .integer(9), "Applications": .dictionary([:])]))
             .write(to: URL(fileURLWithPath: s.root + "/Applications/registry.plist"))
         let manager = ContainerManager(root: s.root)
-        #expect(throws: ContainersError.registryVersionTooNew(path: s.root + "/Applications/registry.plist", found: 9, supported: 2)) {
+        #expect(throws: ContainersError.registryVersionTooNew(path: s.root + "/Applications/registry.plist", found: 9, supported: 3)) {
             try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info())))
         }
         #expect(s.homes.isEmpty)

@@ -16,10 +16,12 @@ final class Scratch: @unchecked Sendable {
     deinit { try? Containers.TreeOperations.remove(path) }
 
     /// Makes `<path>/<dir>/<name>` with an Info.plist built from `info`
-    /// (XML unless told), an executable, a resource and a symlink.
+    /// (XML unless told), an executable, a resource and a symlink. A bundle
+    /// whose `info` claims groups is signed with ``testSigningKey`` (only a
+    /// signed app may claim them), unless `signed` says otherwise.
     @discardableResult
     func makeBundle(_ dir: String = "v1", name: String = "Sample.app", info: [String: PlistValue]?,
-                    format: PlistFormat = .xml, resource: String = "one") throws -> String {
+                    format: PlistFormat = .xml, resource: String = "one", signed: Bool? = nil) throws -> String {
         let bundle = path + "/" + dir + "/" + name
         try FileManager.default.createDirectory(atPath: bundle + "/Resources", withIntermediateDirectories: true)
         if let info {
@@ -29,6 +31,11 @@ final class Scratch: @unchecked Sendable {
         try Data("#!/bin/sh\necho hi\n".utf8).write(to: URL(fileURLWithPath: bundle + "/Sample"))
         chmod(bundle + "/Sample", 0o755)
         try FileManager.default.createSymbolicLink(atPath: bundle + "/link.txt", withDestinationPath: "Resources/data.txt")
+        let claims = info.map { $0["keychain-access-groups"] != nil || $0[AppGroupIdentifier.infoPlistKey] != nil } ?? false
+        if signed ?? claims {
+            // A bundle whose Info.plist does not load cannot be signed; the test wants that load error.
+            if (try? AppBundle(path: bundle, checkSignature: false)) != nil { try CodeSigning.sign(bundleAt: bundle, key: testSigningKey) }
+        }
         return bundle
     }
 
@@ -54,6 +61,9 @@ final class Scratch: @unchecked Sendable {
     /// The home directories (UUID-named) under the root.
     var homes: [String] { entries(root + "/Applications").filter { ContainerLayout.isValidUUID($0) } }
 }
+
+/// The publisher key of the tests' signed bundles.
+let testSigningKey = SigningKey.generate()
 
 func fixedClock() -> PlistDate { PlistDate(secondsSince1970: 1_800_000_000) }
 

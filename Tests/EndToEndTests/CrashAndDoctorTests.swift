@@ -9,6 +9,15 @@ struct CrashAndDoctorTests {
     static var v1: String { InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path }
     static var v2: String { InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v2/ScaryBugs.app").path }
 
+    /// Signs `bundle` with a key made for it by the built `apphome keygen` (in the root's work directory).
+    static func signWithNewKey(_ root: TempRoot, _ bundle: String) throws {
+        let key = root.workFile("publisher-\(UUID().uuidString).key").path
+        let made = try apphome(root, ["keygen", key])
+        try #require(made.status == 0, "\(made)")
+        let signed = try apphome(root, ["sign", bundle, "--key", key])
+        try #require(signed.status == 0, "\(signed)")
+    }
+
     static func apphome(_ root: TempRoot, _ arguments: [String], env: [String: String] = [:]) throws -> CommandResult {
         // A kill point needs the test build with the step hook; the shipped binary has none.
         let name = env["APPHOME_TEST_KILL_AT"] == nil ? "apphome" : "apphome-crashing"

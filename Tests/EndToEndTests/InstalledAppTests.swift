@@ -102,6 +102,7 @@ struct DefaultsAppTests {
         try root.writePlist("{'CFBundleIdentifier': 'com.example.Grouped', 'CFBundleVersion': '1', "
                             + "'com.apple.security.application-groups': ['group.com.example.bugs']}",
                             to: bundle.appendingPathComponent("Info.plist"), format: "xml")
+        try CrashAndDoctorTests.signWithNewKey(root, bundle.path)
         try #require(try apphome(root, ["install", bundle.path]).status == 0)
         try root.succeed(["write", "group.com.example.bugs", "shared", "-bool", "YES"])
         let groups = try apphome(root, ["container", "com.example.Grouped", "groups"]).stdout

@@ -18,6 +18,8 @@ struct SettingsBundleEndToEndTests {
         let app = root.workFile("ScaryBugs.app")
         try FileManager.default.copyItem(atPath: Self.v1, toPath: app.path)
         try rootPlist.write(to: app.appendingPathComponent("Settings.bundle/Root.plist"), atomically: true, encoding: .utf8)
+        // An edited copy is a development build: unsigned (its old signature no longer holds).
+        try FileManager.default.removeItem(at: app.appendingPathComponent("_CodeSignature"))
         return app.path
     }
 
@@ -68,6 +70,8 @@ struct SettingsBundleEndToEndTests {
             plist[key] = value
             try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: url)
         }
+        // Only a signed app may claim an app group.
+        try CrashAndDoctorTests.signWithNewKey(root, app.path)
         try #require(try apphome(root, ["install", app.path]).status == 0)
 
         // The group's suite is checked against the bundle and gets its defaults…

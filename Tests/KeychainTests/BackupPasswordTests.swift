@@ -57,7 +57,7 @@ import PropertyList
         }
 
         func context() throws -> KeychainContext {
-            try KeychainContext(installed: try manager.entry(for: try BundleIdentifier(BackupPasswordTests.app)), layout: manager.layout)
+            try KeychainContext(installed: try manager.entry(for: try BundleIdentifier(BackupPasswordTests.app)))
         }
 
         func secrets() throws -> [String: String] {

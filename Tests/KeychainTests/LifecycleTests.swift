@@ -23,19 +23,32 @@ import PropertyList
         func install(_ id: String, version: String = "1", groups: [String] = []) throws -> KeychainContext {
             let bundle = try scratch.makeBundle(id + "-" + version, id: id, version: version, groups: groups)
             let report = try manager.install(AppBundle(path: bundle))
-            return try KeychainContext(installed: report.entry, layout: manager.layout)
+            return try KeychainContext(installed: report.entry)
         }
     }
 
-    @Test func contextsComeFromTheInstalledInfoPlist() throws {
+    @Test func contextsComeFromTheRecordedEntitlementsInApplesOrderAndAnEditedInfoPlistGrantsNothing() throws {
         let t = Setup()
-        let bundle = try t.scratch.makeBundle("v1", id: "com.example.A", groups: ["group.kc"])
+        let bundle = try t.scratch.makeBundle("v1", id: "com.example.A", groups: ["$(AppIdentifierPrefix)kc"], appGroups: ["group.com.example.app"])
         let entry = try t.manager.install(AppBundle(path: bundle)).entry
-        let c = try KeychainContext(installed: entry, layout: t.manager.layout)
-        #expect(c.accessGroups.map(\.rawValue) == ["com.example.A", "group.kc"])
-        let b2 = try t.scratch.makeBundle("v2", id: "com.example.B", appGroups: ["group.app"])
-        let c2 = try KeychainContext(infoPlistAt: b2 + "/Info.plist", bundleIdentifier: "com.example.B")
-        #expect(c2.accessGroups.map(\.rawValue) == ["com.example.B", "group.app"])
+        let c = try KeychainContext(installed: entry)
+        #expect(c.accessGroups.map(\.rawValue) == [team + ".kc", "com.example.A", "group.com.example.app"])
+        // Editing the installed bundle's Info.plist changes nothing: the registry's record counts.
+        let home = try t.manager.home(for: try BundleIdentifier("com.example.A"))
+        chmod(home.app, 0o755)
+        chmod(home.app + "/Info.plist", 0o644)
+        let forged: PlistValue = .dictionary(["CFBundleIdentifier": .string("com.example.A"), "CFBundleVersion": .string("1"),
+                                              "keychain-access-groups": .array([.string("com.example.Victim")])])
+        try t.scratch.write(try PlistCodec.encode(forged, format: .xml), home.app + "/Info.plist")
+        let again = try KeychainContext(installed: try t.manager.entry(for: try BundleIdentifier("com.example.A")))
+        #expect(again == c)
+        let victim = try t.install("com.example.Victim")
+        try t.keychain.add(generic("v", "svc"), data: secret("pv"), context: victim)
+        let victimGroup = try group("com.example.Victim")
+        #expect(status { () throws(KeychainError) in
+            _ = try t.keychain.copyMatching(query(account: "v", group: victimGroup), context: again)
+        } == -34018)
+        #expect(status { () throws(KeychainError) in _ = try t.keychain.copyMatching(query(account: "v"), context: again) } == -25300)
     }
 
     @Test func updateLeavesItemsUntouched() throws {
@@ -51,11 +64,13 @@ import PropertyList
 
     @Test func uninstallShredsTheAppsItemsAndASharedGroupLastsUntilItsLastMember() throws {
         let t = Setup()
-        let a = try t.install("com.example.A", groups: ["group.shared"])
-        let b = try t.install("com.example.B", groups: ["group.shared"])
-        let shared = try group("group.shared")
-        try t.keychain.add(generic("a", "svc"), data: secret("pa"), context: a)
-        try t.keychain.add(generic("s", "svc", group: shared), data: secret("ps"), context: a)
+        let a = try t.install("com.example.A", groups: ["$(AppIdentifierPrefix)shared"])
+        let b = try t.install("com.example.B", groups: ["$(AppIdentifierPrefix)shared"])
+        let shared = try group(team + ".shared")
+        // An add without a group goes to the first group, the signed one (Apple's order).
+        try t.keychain.add(generic("s", "svc"), data: secret("ps"), context: a)
+        #expect(try t.keychain.copyMatching(query(account: "s", data: false, attributes: true), context: a)[0].attributes?.accessGroup == shared)
+        try t.keychain.add(generic("a", "svc", group: try group("com.example.A")), data: secret("pa"), context: a)
         try t.keychain.add(generic("b", "svc"), data: secret("pb"), context: b)
         let leftover = t.scratch.bytes(t.scratch.keychains + "/com.example.A.keychain")!
 
@@ -118,19 +133,19 @@ import PropertyList
         #expect(try manager.entry(for: BundleIdentifier("com.example.A")).homeUUID == report.entry.homeUUID)
     }
 
-    @Test func anUnreadableInfoPlistOfARemainingAppKeepsEveryGroup() throws {
+    @Test func aDamagedInfoPlistOfARemainingAppChangesNothingAtUninstallTheRecordDecides() throws {
         let t = Setup()
         let a = try t.install("com.example.A")
-        let b = try t.install("com.example.B", groups: ["group.shared"])
+        let b = try t.install("com.example.B", groups: ["$(AppIdentifierPrefix)shared"])
         try t.keychain.add(generic("a", "svc"), data: secret("pa"), context: a)
-        try t.keychain.add(generic("s", "svc", group: try group("group.shared")), data: secret("ps"), context: b)
+        try t.keychain.add(generic("s", "svc", group: try group(team + ".shared")), data: secret("ps"), context: b)
         let home = try t.manager.home(for: try BundleIdentifier("com.example.B"))
         chmod(home.app, 0o755)
         try t.scratch.write(Array("not a plist".utf8), home.app + "/Info.plist")
         let report = try t.manager.uninstall(try BundleIdentifier("com.example.A"))
-        #expect(report.participantFailures.count == 1)
-        #expect(report.participantFailures.first?.hasPrefix("keychain cleanup for com.example.A failed: ") == true)
-        #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == ["com.example.A.keychain", "group.shared.keychain"])
+        #expect(report.participantFailures.isEmpty)
+        #expect(t.scratch.files().filter { $0.hasSuffix(".keychain") } == ["\(team).shared.keychain"])
+        #expect(text(try t.keychain.copyMatching(query(account: "s"), context: b)[0].data) == "ps")
     }
 
     @Test func uninstallShredsWithoutNeedingTheDeviceKey() throws {

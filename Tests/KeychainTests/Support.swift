@@ -23,14 +23,21 @@ final class KeychainScratch: @unchecked Sendable {
         Keychain(root: root, policy: .fileOnly, now: clock)
     }
 
-    /// Makes `<path>/<dir>/<name>.app` whose Info.plist has `id` and `groups`.
-    func makeBundle(_ dir: String, id: String, version: String = "1", groups: [String] = [], appGroups: [String] = []) throws -> String {
+    /// Makes `<path>/<dir>/<name>.app` whose Info.plist has `id` and
+    /// `groups`, signed with `key` (by default with ``testKey`` when it
+    /// claims a group, since only a signed app may).
+    func makeBundle(_ dir: String, id: String, version: String = "1", groups: [String] = [], appGroups: [String] = [],
+                    key: SigningKey? = nil, unsigned: Bool = false) throws -> String {
         let bundle = path + "/" + dir + "/App.app"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(atPath: bundle + "/_CodeSignature")   // a bundle made again is signed again, or not
         var info: [String: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string(version)]
         if !groups.isEmpty { info["keychain-access-groups"] = .array(groups.map { .string($0) }) }
         if !appGroups.isEmpty { info["com.apple.security.application-groups"] = .array(appGroups.map { .string($0) }) }
         try Data(PlistCodec.encode(.dictionary(info), format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
+        if !unsigned, let key = key ?? (groups.isEmpty && appGroups.isEmpty ? nil : testKey) {
+            try CodeSigning.sign(bundleAt: bundle, key: key)
+        }
         return bundle
     }
 
@@ -38,6 +45,10 @@ final class KeychainScratch: @unchecked Sendable {
     func write(_ bytes: [UInt8], _ file: String) throws { try Data(bytes).write(to: URL(fileURLWithPath: file)) }
     func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: keychains)) ?? []).sorted() }
 }
+
+/// The publisher key of the tests' signed bundles, and its team's group prefix.
+let testKey = SigningKey.generate()
+let team = testKey.team.rawValue
 
 let testClock: @Sendable () -> PlistDate = { PlistDate(secondsSince1970: 1_800_000_000) }
 

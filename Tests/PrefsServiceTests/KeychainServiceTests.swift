@@ -106,7 +106,7 @@ final class KeychainFixture {
         #expect(throws: Self.notFound) { try c.call(.keychainFind(b, query: KeychainFixture.find)) }
         #expect(throws: Self.notFound) { try c.call(.keychainDelete(b, query: ["class": .string("genp")])) }
         #expect(throws: Self.notFound) { try c.call(.keychainUpdate(b, query: ["class": .string("genp")], changes: [:], data: [0x42])) }
-        let missing = PrefsClientError.remote(RemoteError(.keychain, "the app is not entitled to the keychain access group 'com.example.A'", status: -34018))
+        let missing = PrefsClientError.remote(RemoteError(.keychain, "A required entitlement isn't present. (The app does not hold the keychain access group 'com.example.A'.)", status: -34018))
         #expect(throws: missing) { try c.call(.keychainFind(b, query: KeychainFixture.find.merging(["accessGroup": .string("com.example.A")]) { $1 })) }
         // A still has its item, secret intact.
         let found = try c.call(.keychainFind(a, query: KeychainFixture.find))

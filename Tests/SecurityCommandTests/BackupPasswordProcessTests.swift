@@ -27,7 +27,7 @@ import Testing
         var local = ItemAttributes(itemClass: .genericPassword, accessGroup: nil)
         local.account = "me"; local.service = "local"; local.accessibility = .whenUnlockedThisDeviceOnly
         try Keychain(root: here.root, policy: .fileOnly, now: ContainerManager.systemClock).add(local, data: SecureBytes(utf8: "tok-local"),
-                                                            context: try KeychainContext(installed: entry, layout: ContainerLayout(root: here.root)))
+                                                            context: try KeychainContext(installed: entry))
 
         let backup = try apphome(here.root, ["backup", "com.example.A", "--password-stdin"], stdin: "correct horse\n")
         #expect(backup.status == 0 && backup.err == "", "\(backup)")

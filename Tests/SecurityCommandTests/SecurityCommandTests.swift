@@ -157,7 +157,7 @@ import Testing
     @Test func helpAndErrorVerb() throws {
         let s = try scratch()
         let h = s.run(["--help"])
-        #expect(h.status == 0 && h.out.hasPrefix("usage: security [--root DIR] [--app BUNDLE-ID] <verb> [options]\n"))
+        #expect(h.status == 0 && h.out.hasPrefix("usage: security [--root DIR] [--app BUNDLE-ID] [--access-group GROUP] <verb> [options]\n"))
         #expect(s.run(["error", "-25300"]).out == "Error: -25300 The specified item could not be found in the keychain.\n")
         #expect(s.run(["find-generic-password", "--help"]).out.hasPrefix("usage: security find-generic-password"))
     }

@@ -64,7 +64,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .itemNotFound: return "The specified item could not be found in the keychain."
         case .duplicateItem: return "The specified item already exists in the keychain."
         case .invalidParameter(let why): return "One or more parameters passed to a function were not valid: \(why)"
-        case .missingEntitlement(let group): return "the app is not entitled to the keychain access group '\(group)'"
+        case .missingEntitlement(let group): return "A required entitlement isn't present. (The app does not hold the keychain access group '\(group)'.)"
         case .invalidAccessGroup(let group, let reason): return "invalid keychain access group '\(group)': \(reason)"
         case .corrupt(let path, let reason): return "the keychain file \(path) is damaged or was changed outside AppHome: \(reason)"
         case .versionTooNew(let path, let found, let supported):
