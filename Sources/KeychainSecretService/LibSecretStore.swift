@@ -97,19 +97,83 @@ public struct LibSecretStore: SecretStore {
         return ok != 0
     }
 
+    // MARK: Locked collections (no prompts)
+
+    /// The item's secret, or whether it is locked or missing, without
+    /// prompting to unlock it.
+    public func lookupState(schema: String, attributes: [String: String]) throws(KeychainError) -> SecretLookup {
+        try Self.serial.withLock { _ throws(KeychainError) in
+            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
+            defer { secret_schema_unref(s) }
+            let table = Self.makeTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            var n = -1
+            let buffer = SecureBytes(count: 256) { n = apphome_secret_lookup_state(s, table, $0.baseAddress, $0.count, &error) }
+            switch n {
+            case -1: return .missing
+            case -2: return .locked
+            case -3: throw Self.convert(error)
+            case -4: throw .keyStoreUnavailable("the Secret Service item is longer than a device key")
+            default: return .found(buffer.prefix(n))
+            }
+        }
+    }
+
+    /// Locks the collection that holds the item
+    /// (`org.freedesktop.Secret.Service.Lock` through libsecret).
+    public func lockCollection(schema: String, attributes: [String: String]) throws(KeychainError) {
+        try setLocked(true, schema: schema, attributes: attributes)
+    }
+
+    /// Unlocks the collection that holds the item. With `password`, through
+    /// gnome-keyring's `org.gnome.keyring.InternalUnlock.UnlockWithMasterPassword`
+    /// (no prompt: what works headless); without, `Service.Unlock`, which shows
+    /// the service's prompt (and fails where there is no display).
+    public func unlockCollection(schema: String, attributes: [String: String], password: SecureBytes?) throws(KeychainError) {
+        guard let password else { return try setLocked(false, schema: schema, attributes: attributes) }
+        try Self.serial.withLock { _ throws(KeychainError) in
+            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
+            defer { secret_schema_unref(s) }
+            let table = Self.makeTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            let r = password.withUnsafeBytes { apphome_secret_unlock_with_password(s, table, $0.baseAddress, $0.count, &error) }
+            if r < 0 { throw Self.convert(error) }
+            if r == 0 { throw .keyStoreUnavailable("the Secret Service has no item for this keychain's device key") }
+        }
+    }
+
+    private func setLocked(_ lock: Bool, schema: String, attributes: [String: String]) throws(KeychainError) {
+        try Self.serial.withLock { _ throws(KeychainError) in
+            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
+            defer { secret_schema_unref(s) }
+            let table = Self.makeTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            let r = apphome_secret_set_locked(s, table, lock ? 1 : 0, &error)
+            if r < 0 { throw Self.convert(error) }
+            if r == 0 {
+                throw lock ? .keyStoreUnavailable("the Secret Service has no item for this keychain's device key")
+                           : .interactionNotAllowed("the Secret Service did not unlock the collection (its prompt was dismissed or cannot be shown; pipe the keyring password on standard input)")
+            }
+        }
+    }
+
     // MARK: The cache: the kernel's user keyring (keyctl(2))
 
-    /// The secret cached under `name` in the user keyring, if it has 32 bytes.
+    /// The secret cached under `name` in the user keyring (up to 256 bytes).
     public func cached(_ name: String) -> SecureBytes? {
         var n = -1
-        let buffer = SecureBytes(count: 33) { n = apphome_keyring_read(name, $0.baseAddress, $0.count) }
-        guard n == 32 else { return nil }
-        return buffer.prefix(32)
+        let buffer = SecureBytes(count: 257) { n = apphome_keyring_read(name, $0.baseAddress, $0.count) }
+        guard n > 0 && n <= 256 else { return nil }
+        return buffer.prefix(n)
     }
 
     /// Caches `secret` in the user keyring (user: view, read, search; never
-    /// swapped) for `seconds`. Best effort: where the kernel refuses keyctl
-    /// (containers with a seccomp filter), nothing is cached.
+    /// swapped) for `seconds` (0: until reboot or logout). Best effort: where
+    /// the kernel refuses keyctl (containers with a seccomp filter), nothing
+    /// is cached.
     public func cache(_ name: String, _ secret: SecureBytes, seconds: UInt32) {
         _ = secret.withUnsafeBytes { apphome_keyring_store(name, $0.baseAddress, $0.count, seconds) }
     }
@@ -132,12 +196,16 @@ public struct LibSecretStore: SecretStore {
 extension DeviceKeyPolicy {
     /// The policy a process with `variables` in its environment uses: the
     /// Secret Service when a session bus is set (`DBUS_SESSION_BUS_ADDRESS`),
-    /// unless `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file; a key
-    /// fetched from the Secret Service stays in the kernel's user keyring for
-    /// `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
+    /// unless `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file. The
+    /// after-first-unlock class keys stay in the kernel's user keyring until
+    /// reboot or logout, or at most `APPHOME_KEYCHAIN_KEY_CACHE` seconds when
+    /// that is set (`0`: not kept, so those classes close with the store).
     public static func forEnvironment(_ variables: [String: String]) -> DeviceKeyPolicy {
-        DeviceKeyPolicy(secretStore: (variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty ? nil : LibSecretStore(),
-                        forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
-                        cacheSeconds: variables["APPHOME_KEYCHAIN_KEY_CACHE"].flatMap { UInt32($0) } ?? 300)
+        let cache = variables["APPHOME_KEYCHAIN_KEY_CACHE"] ?? ""
+        let lifetime: DeviceKeyPolicy.KernelKeyLifetime
+        if cache.isEmpty { lifetime = .untilReboot } else if let n = UInt32(cache), n > 0 { lifetime = .seconds(n) } else { lifetime = .off }
+        return DeviceKeyPolicy(secretStore: (variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty ? nil : LibSecretStore(),
+                               forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
+                               kernelKeys: lifetime)
     }
 }

@@ -28,6 +28,9 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case keyStoreUnavailable(String)
     /// The Secret Service reported an error (by GError domain and code).
     case secretService(domain: String, code: Int32, message: String)
+    /// The item's class is not open now: the keychain is locked, or was not
+    /// unlocked since boot (errSecInteractionNotAllowed). The reason says which.
+    case interactionNotAllowed(String)
     /// An operating-system failure.
     case system(SystemError)
     /// A failure prefsd reported for a keychain call it made for this
@@ -54,6 +57,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .corrupt, .versionTooNew: return -26275
         case .wrongKey, .wrongBackupPassword: return -25293
         case .keyStoreUnavailable, .secretService: return -25291
+        case .interactionNotAllowed: return -25308
         case .system: return -2070 // errSecInternalComponent
         case .service(let status, _): return status
         }
@@ -73,6 +77,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .wrongBackupPassword: return "the backup password is wrong"
         case .keyStoreUnavailable(let why): return "the keychain's device root key is unavailable: \(why)"
         case .secretService(let domain, let code, let message): return "Secret Service error (\(domain) \(code)): \(message)"
+        case .interactionNotAllowed(let why): return "User interaction is not allowed. (\(why))"
         case .system(let e): return e.description
         case .service(_, let message): return message
         }
