@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
         // The client API: an app's keychain through prefsd when it answers, else the files.
         .target(name: "KeychainClient", dependencies: ["Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
-        .target(name: "SecurityCommand", dependencies: ["Keychain", "KeychainClient", "Containers", "CommandSupport", "PropertyList"]),
+        .target(name: "SecurityCommand", dependencies: ["Keychain", "KeychainClient", "KeychainSecretService", "Preferences", "Containers", "CommandSupport", "PropertyList"]),
         .executableTarget(name: "security", dependencies: ["SecurityCommand", "Keychain", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.

@@ -81,8 +81,10 @@ static inline int apphome_secret_set_locked(const SecretSchema *schema, GHashTab
     int result = *error != NULL ? -1 : 0;
     if (collection != NULL) {
         const gchar *paths[] = { collection, NULL };
-        gint n = lock ? secret_service_lock_dbus_paths_sync(service, paths, NULL, NULL, error)
-                      : secret_service_unlock_dbus_paths_sync(service, paths, NULL, NULL, error);
+        gchar **done = NULL;
+        gint n = lock ? secret_service_lock_dbus_paths_sync(service, paths, NULL, &done, error)
+                      : secret_service_unlock_dbus_paths_sync(service, paths, NULL, &done, error);
+        g_strfreev(done);
         result = n < 0 || *error != NULL ? -1 : (n > 0 ? 1 : 0);
         g_free(collection);
     }
@@ -91,10 +93,12 @@ static inline int apphome_secret_set_locked(const SecretSchema *schema, GHashTab
 }
 
 /// Unlocks the collection holding the item with its password, without a
-/// prompt: gnome-keyring's `org.gnome.keyring.InternalUnlock`
-/// `UnlockWithMasterPassword`, the secret encoded for this client's
-/// session. Returns 1 when done, 0 when there is no such item, -1 on error
-/// (a wrong password is an error from the service).
+/// prompt: gnome-keyring's internal
+/// `UnlockWithMasterPassword` (the interface is named
+/// `org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface` in
+/// gnome-keyring 42), the secret encoded for this client's
+/// session. Returns 1 when done, 0 when there is no such item, -2 when the
+/// service refuses the password (org.gnome.keyring.Error.Denied), -1 on error.
 static inline int apphome_secret_unlock_with_password(const SecretSchema *schema, GHashTable *attributes,
                                                       const void *password, size_t length, GError **error) {
     SecretService *service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL, error);
@@ -107,11 +111,19 @@ static inline int apphome_secret_unlock_with_password(const SecretSchema *schema
         secret_value_unref(value);
         GDBusProxy *proxy = G_DBUS_PROXY(service);
         GVariant *reply = g_dbus_connection_call_sync(g_dbus_proxy_get_connection(proxy), g_dbus_proxy_get_name(proxy),
-                                                      "/org/freedesktop/secrets", "org.gnome.keyring.InternalUnlock",
+                                                      "/org/freedesktop/secrets", "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface",
                                                       "UnlockWithMasterPassword",
                                                       g_variant_new("(o@(oayays))", collection, encoded),
                                                       NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
         if (reply != NULL) { g_variant_unref(reply); result = 1; } else { result = -1; }
+        if (reply == NULL && *error != NULL && g_dbus_error_is_remote_error(*error)) {
+            gchar *name = g_dbus_error_get_remote_error(*error);
+            if (name != NULL && strcmp(name, "org.gnome.keyring.Error.Denied") == 0) {
+                result = -2;
+                g_clear_error(error);
+            }
+            g_free(name);
+        }
         g_free(collection);
     }
     g_object_unref(service);

@@ -127,7 +127,7 @@ public struct LibSecretStore: SecretStore {
     }
 
     /// Unlocks the collection that holds the item. With `password`, through
-    /// gnome-keyring's `org.gnome.keyring.InternalUnlock.UnlockWithMasterPassword`
+    /// gnome-keyring's internal `UnlockWithMasterPassword`
     /// (no prompt: what works headless); without, `Service.Unlock`, which shows
     /// the service's prompt (and fails where there is no display).
     public func unlockCollection(schema: String, attributes: [String: String], password: SecureBytes?) throws(KeychainError) {
@@ -139,6 +139,7 @@ public struct LibSecretStore: SecretStore {
             defer { g_hash_table_unref(table) }
             var error: UnsafeMutablePointer<GError>?
             let r = password.withUnsafeBytes { apphome_secret_unlock_with_password(s, table, $0.baseAddress, $0.count, &error) }
+            if r == -2 { throw .wrongKey("the Secret Service refused the password of the collection holding the device key") }
             if r < 0 { throw Self.convert(error) }
             if r == 0 { throw .keyStoreUnavailable("the Secret Service has no item for this keychain's device key") }
         }

@@ -8,6 +8,8 @@ struct VerbOptions {
     /// `-w` as the last argument of an add verb: prompt.
     var promptForSecret = false
     var app: String?
+    /// `--accessibility CLASS` (add verbs): the item's class by Apple's name.
+    var accessibility: String?
 
     /// Scans `args`.
     ///
@@ -27,6 +29,16 @@ struct VerbOptions {
             if arg == "--app" {
                 guard i < args.count, !args[i].isEmpty else { throw fail("option --app needs a bundle identifier") }
                 o.app = args[i]; i += 1; continue
+            }
+            if addSecret && (arg == "--accessibility" || arg.hasPrefix("--accessibility=")) {
+                if arg == "--accessibility" {
+                    guard i < args.count else { throw fail("option --accessibility needs a class") }
+                    o.accessibility = args[i]; i += 1
+                } else {
+                    o.accessibility = String(arg.dropFirst(16))
+                }
+                if o.accessibility!.isEmpty { throw fail("option --accessibility needs a class") }
+                continue
             }
             if arg.hasPrefix("--app=") {
                 o.app = String(arg.dropFirst(6))

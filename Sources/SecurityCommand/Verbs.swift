@@ -62,6 +62,12 @@ extension SecurityCommand {
     func add(_ cls: ItemClass, _ o: VerbOptions) throws {
         let u = usage
         var a = ItemAttributes(itemClass: cls)
+        if let name = o.accessibility {
+            guard let c = Accessibility(name: name) else {
+                throw SecurityFailure.usage("unknown accessibility class '\(name)' (one of \(Accessibility.allCases.map(\.name).joined(separator: ", ")))", u)
+            }
+            a.accessibility = c
+        }
         a.account = o.values["a"] ?? ""
         a.comment = o.values["j"]
         a.description = o.values["D"]
@@ -166,7 +172,7 @@ extension SecurityCommand {
                 throw SecurityFailure.keychain(error, function: "SecKeychainSearchCopyNext")
             }
             for r in found {
-                var text = Listing.item(r.attributes!, directory: keychain.directory)
+                var text = Listing.item(r.attributes!, directory: keychain.directory, accessible: true)
                 if let d = r.data { text += "data:\n" + Listing.quoted(d) + "\n" }
                 console.out(text)
             }
