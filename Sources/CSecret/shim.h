@@ -47,7 +47,16 @@ static inline long apphome_secret_lookup_state(const SecretSchema *schema, GHash
         SecretItem *item = l->data;
         if (secret_item_get_locked(item)) { result = -2; continue; }
         SecretValue *value = secret_item_get_secret(item);
-        if (value == NULL) continue;
+        if (value == NULL) {
+            // Not loaded with the search (locked in between, or a cached proxy): ask once more.
+            if (!secret_item_load_secret_sync(item, NULL, error)) {
+                if (g_error_matches(*error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED)) { g_clear_error(error); result = -2; continue; }
+                result = -3;
+                break;
+            }
+            value = secret_item_get_secret(item);
+        }
+        if (value == NULL) { result = -2; continue; }
         gsize length = 0;
         const gchar *bytes = secret_value_get(value, &length);
         if (length <= capacity) { memcpy(buffer, bytes, length); result = (long)length; } else { result = -4; }

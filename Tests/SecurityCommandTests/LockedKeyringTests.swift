@@ -100,7 +100,7 @@ struct LockedKeyringTests {
     @Test(arguments: [false, true])
     func aLockedCollectionClosesTheWhenUnlockedClassesAndUnlockingReopensThem(daemon: Bool) throws {
         let s = try Setup(daemon: daemon)
-        s.unlock()
+        defer { s.unlock() }
         s.addOneOfEach()
         #expect(s.readable() == Self.classes)
         try lockLoginCollectionOverDBus()
@@ -117,7 +117,7 @@ struct LockedKeyringTests {
 
     @Test func securityLockKeychainLocksTheCollectionAndAWrongPasswordIsRefused() throws {
         let s = try Setup(daemon: false)
-        s.unlock()
+        defer { s.unlock() }
         s.addOneOfEach()
         let lock = s.run(["lock-keychain"])
         #expect(lock.status == 0 && lock.err.isEmpty, "\(lock)")
@@ -134,7 +134,7 @@ struct LockedKeyringTests {
     @Test(arguments: [false, true])
     func afterASimulatedRebootNothingOpensUntilTheFirstUnlock(daemon: Bool) throws {
         let s = try Setup(daemon: daemon)
-        s.unlock()
+        defer { s.unlock() }
         s.addOneOfEach()
         try lockLoginCollectionOverDBus()
         try s.keychain().forgetAfterFirstUnlockKeys()
@@ -143,6 +143,5 @@ struct LockedKeyringTests {
         s.unlock()
         try lockLoginCollectionOverDBus()
         #expect(s.readable() == Self.openAfterFirstUnlock)
-        s.unlock()
     }
 }
