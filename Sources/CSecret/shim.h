@@ -38,32 +38,31 @@ static inline long apphome_secret_lookup_state(const SecretSchema *schema, GHash
                                                void *buffer, size_t capacity, GError **error) {
     SecretService *service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL, error);
     if (service == NULL) return -3;
-    GList *items = secret_service_search_sync(service, schema, attributes,
-                                              SECRET_SEARCH_ALL | SECRET_SEARCH_LOAD_SECRETS, NULL, error);
-    g_object_unref(service);
-    if (*error != NULL) return -3;
+    // By D-Bus path: one SearchItems and one GetSecret, no item proxies to build.
+    gchar **unlocked = NULL, **locked = NULL;
     long result = -1;
-    for (GList *l = items; l != NULL; l = l->next) {
-        SecretItem *item = l->data;
-        if (secret_item_get_locked(item)) { result = -2; continue; }
-        SecretValue *value = secret_item_get_secret(item);
-        if (value == NULL) {
-            // Not loaded with the search (locked in between, or a cached proxy): ask once more.
-            if (!secret_item_load_secret_sync(item, NULL, error)) {
-                if (g_error_matches(*error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED)) { g_clear_error(error); result = -2; continue; }
-                result = -3;
-                break;
-            }
-            value = secret_item_get_secret(item);
+    if (!secret_service_search_for_dbus_paths_sync(service, schema, attributes, NULL, &unlocked, &locked, error)) {
+        result = -3;
+    } else if (unlocked != NULL && unlocked[0] != NULL) {
+        SecretValue *value = secret_service_get_secret_for_dbus_path_sync(service, unlocked[0], NULL, error);
+        if (value != NULL) {
+            gsize length = 0;
+            const gchar *bytes = secret_value_get(value, &length);
+            if (length <= capacity) { memcpy(buffer, bytes, length); result = (long)length; } else { result = -4; }
+            secret_value_unref(value);
+        } else if (*error == NULL || g_error_matches(*error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED)) {
+            // Locked between the search and the read.
+            g_clear_error(error);
+            result = -2;
+        } else {
+            result = -3;
         }
-        if (value == NULL) { result = -2; continue; }
-        gsize length = 0;
-        const gchar *bytes = secret_value_get(value, &length);
-        if (length <= capacity) { memcpy(buffer, bytes, length); result = (long)length; } else { result = -4; }
-        secret_value_unref(value);
-        break;
+    } else if (locked != NULL && locked[0] != NULL) {
+        result = -2;
     }
-    g_list_free_full(items, g_object_unref);
+    g_strfreev(unlocked);
+    g_strfreev(locked);
+    g_object_unref(service);
     return result;
 }
 

@@ -5,4 +5,9 @@ import Glibc
 import Keychain
 import KeychainSecretService
 
-exit(KeychainBench.main(Array(CommandLine.arguments.dropFirst()), secretStore: getenv("DBUS_SESSION_BUS_ADDRESS") != nil ? LibSecretStore() : nil))
+var variables: [String: String] = [:]
+for name in ["DBUS_SESSION_BUS_ADDRESS", "APPHOME_KEYCHAIN_KEY_STORE", "APPHOME_KEYCHAIN_KEY_CACHE"] {
+    if let value = getenv(name) { variables[name] = String(cString: value) }
+}
+let policy = DeviceKeyPolicy.forEnvironment(variables)
+exit(KeychainBench.main(Array(CommandLine.arguments.dropFirst()), secretStore: policy.secretStore, kernelKeys: policy.kernelKeys))
