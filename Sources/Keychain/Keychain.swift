@@ -22,6 +22,9 @@ public final class Keychain {
     /// Whether this keychain holds `.lock` now (a migration inside a write
     /// must not take it again).
     private var lockHeld = false
+    /// Argon2id costs for a new passphrase key file; tests set libsodium's
+    /// minimum (and read such files back), real use keeps MODERATE.
+    var passphraseCostForTesting: PassphraseParameters?
     /// Unwrapped group keys by group, with the wrapped form they came from.
     private var groupKeys: [AccessGroup: (wrapped: [UInt8], keys: GroupKeys)] = [:]
 

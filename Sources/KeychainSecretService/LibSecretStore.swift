@@ -139,7 +139,7 @@ public struct LibSecretStore: SecretStore {
             defer { g_hash_table_unref(table) }
             var error: UnsafeMutablePointer<GError>?
             let r = password.withUnsafeBytes { apphome_secret_unlock_with_password(s, table, $0.baseAddress, $0.count, &error) }
-            if r == -2 { throw .wrongKey("the Secret Service refused the password of the collection holding the device key") }
+            if r == -2 { throw .wrongPassphrase("the Secret Service refused the password of the collection holding the device key") }
             if r < 0 { throw Self.convert(error) }
             if r == 0 { throw .keyStoreUnavailable("the Secret Service has no item for this keychain's device key") }
         }
@@ -201,12 +201,14 @@ extension DeviceKeyPolicy {
     /// after-first-unlock class keys stay in the kernel's user keyring until
     /// reboot or logout, or at most `APPHOME_KEYCHAIN_KEY_CACHE` seconds when
     /// that is set (`0`: not kept, so those classes close with the store).
+    /// The kernel keyring is used with or without a bus (a passphrase
+    /// keychain needs no Secret Service).
     public static func forEnvironment(_ variables: [String: String]) -> DeviceKeyPolicy {
         let cache = variables["APPHOME_KEYCHAIN_KEY_CACHE"] ?? ""
         let lifetime: DeviceKeyPolicy.KernelKeyLifetime
         if cache.isEmpty { lifetime = .untilReboot } else if let n = UInt32(cache), n > 0 { lifetime = .seconds(n) } else { lifetime = .off }
         return DeviceKeyPolicy(secretStore: (variables["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty ? nil : LibSecretStore(),
                                forceFile: variables["APPHOME_KEYCHAIN_KEY_STORE"] == "file",
-                               kernelKeys: lifetime)
+                               kernelKeys: lifetime, keyCache: LibSecretStore())
     }
 }

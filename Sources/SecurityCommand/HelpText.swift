@@ -53,7 +53,17 @@ enum HelpText {
     usage: security unlock-keychain
         Unlocks the Secret Service collection holding the device key: with the
         collection's password on standard input (gnome-keyring, no prompt), else
-        through the service's own prompt.
+        through the service's own prompt. A passphrase keychain (create-keychain):
+        its passphrase from standard input or a prompt; it stays unlocked in the
+        kernel's user keyring until lock-keychain, reboot or logout.
+
+    """
+    static let create = """
+    usage: security create-keychain
+        Makes the root's keychain with its device key sealed under a passphrase
+        (Argon2id) instead of the Secret Service or a plain key file, and unlocks it
+        for the session. The passphrase comes from standard input, else a prompt
+        (twice). For machines without a Secret Service.
 
     """
     static let info = """
@@ -82,7 +92,8 @@ enum HelpText {
       find-internet-password     find one; -w prints only the secret
       delete-internet-password   delete one
       dump-keychain              list the app's items (secrets only with -d)
-      lock-keychain              lock the keychain (its Secret Service collection)
+      create-keychain            make a passphrase-protected keychain (no Secret Service needed)
+      lock-keychain              lock the keychain (its Secret Service collection, or passphrase session)
       unlock-keychain            unlock it (password on standard input, or the service's prompt)
       show-keychain-info         print locked or unlocked
       error <OSStatus>           describe a status code

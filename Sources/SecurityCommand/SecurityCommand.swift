@@ -57,7 +57,7 @@ public struct SecurityCommand {
             if rest.contains("--help") || rest.contains("-h") { console.out(spec.usage); return 0 }
             if verb == "error" { return try describeError(Array(rest), console: console) }
             if let locking = LockVerb(rawValue: verb) {
-                return try locking.run(Array(rest), root: root, environment: environment, console: console, usage: spec.usage)
+                return try locking.run(Array(rest), root: root, environment: environment, console: console, prompter: prompter, usage: spec.usage)
             }
             let options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags,
                                                addSecret: spec.addsSecret, usage: spec.usage)
@@ -113,6 +113,7 @@ public struct SecurityCommand {
         "dump-keychain": Verb(usage: HelpText.dump, values: [], flags: ["d"], addsSecret: false, perform: { c in { try c.dump($0) } }),
         "lock-keychain": Verb(usage: HelpText.lock, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
         "unlock-keychain": Verb(usage: HelpText.unlock, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
+        "create-keychain": Verb(usage: HelpText.create, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
         "show-keychain-info": Verb(usage: HelpText.info, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
         "error": Verb(usage: HelpText.error, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
     ]

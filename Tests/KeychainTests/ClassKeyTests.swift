@@ -82,7 +82,7 @@ import Testing
     @Test func unlockingOpensEveryClassAgain() throws {
         let s = try Setup()
         try s.keychain().lock()
-        #expect(throws: KeychainError.wrongKey("the collection password is wrong")) { try s.keychain().unlock(password: secret("nope")) }
+        #expect(throws: KeychainError.wrongPassphrase("the collection password is wrong")) { try s.keychain().unlock(password: secret("nope")) }
         #expect(s.readable() == Self.afterFirstUnlock)
         try s.keychain().unlock(password: secret("password"))
         #expect(s.readable() == Accessibility.allCases)

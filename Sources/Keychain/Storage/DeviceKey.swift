@@ -11,6 +11,10 @@ public enum DeviceKeyStoreKind: String, Sendable, CaseIterable {
     case secretService = "secret-service"
     /// A 0600 file `<root>/Keychains/device.key`.
     case file = "file"
+    /// A 0600 file `<root>/Keychains/device.pkey`: the key sealed under an
+    /// Argon2id key from a passphrase; `security unlock-keychain` opens it
+    /// for the session (until `lock-keychain`, reboot or logout).
+    case passphraseFile = "passphrase-file"
 }
 
 /// How to find or make the device root key. `main` decides (from the
@@ -35,10 +39,26 @@ public struct DeviceKeyPolicy: Sendable {
         case seconds(UInt32)
     }
 
-    public init(secretStore: (any SecretStore)? = nil, forceFile: Bool = false, kernelKeys: KernelKeyLifetime = .off) {
+    /// Where the after-first-unlock keys (and a passphrase keychain's
+    /// unlocked session) are kept: the kernel's user keyring for real use.
+    /// Defaults to `secretStore`.
+    public var keyCache: (any KernelKeyCache)?
+
+    public init(secretStore: (any SecretStore)? = nil, forceFile: Bool = false, kernelKeys: KernelKeyLifetime = .off,
+                keyCache: (any KernelKeyCache)? = nil) {
         self.secretStore = secretStore
         self.forceFile = forceFile
         self.kernelKeys = kernelKeys
+        self.keyCache = keyCache ?? secretStore
+    }
+
+    /// The kernel's timeout for kept keys, or `nil` when none are kept.
+    var kernelSeconds: UInt32? {
+        switch kernelKeys {
+        case .off: return nil
+        case .untilReboot: return 0
+        case .seconds(let n): return n
+        }
     }
 
     /// The key file only; for tests and machines without a Secret Service.
@@ -141,6 +161,16 @@ public enum DeviceKey {
                 throw .wrongKey("the key-check value does not match (the key in the key file belongs to another keychain)")
             }
             return ClassKeys(record: record, rootKey: key, protected: false)
+        case .passphraseFile:
+            let locked = "the keychain is locked: run `security unlock-keychain` with its passphrase"
+            if let session = policy.keyCache?.cached(sessionName(record.deviceID)), session.count == Sodium.keyBytes, checks(record, session) {
+                return ClassKeys(record: record, rootKey: session, protected: true)
+            }
+            if policy.kernelKeys != .off, let bundle = policy.keyCache?.cached(cacheName(record.deviceID)),
+               let keys = ClassKeys(record: record, bundle: bundle, loadRoot: { () throws(KeychainError) -> SecureBytes in throw .interactionNotAllowed(locked) }) {
+                return keys
+            }
+            throw .interactionNotAllowed("the keychain has not been unlocked since the system started: run `security unlock-keychain` with its passphrase")
         case .secretService:
             guard let service = policy.secretStore else {
                 throw .keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (no session bus)")
@@ -150,7 +180,7 @@ public enum DeviceKey {
                 try fetchFromService(service, attributes: attributes, record: record, lockedReason: why)
             }
             let cacheKey = cacheName(record.deviceID)
-            if record.version >= 2 && policy.kernelKeys != .off, let bundle = service.cached(cacheKey),
+            if record.version >= 2 && policy.kernelKeys != .off, let bundle = policy.keyCache?.cached(cacheKey),
                let keys = ClassKeys(record: record, bundle: bundle, loadRoot: { () throws(KeychainError) -> SecureBytes in
                    try fetch("the keychain is locked: the Secret Service collection holding its device key is locked")
                }) {
@@ -163,17 +193,14 @@ public enum DeviceKey {
         }
     }
 
+    /// The kernel key holding a passphrase keychain's unlocked device key.
+    public static func sessionName(_ deviceID: String) -> String { "apphome-keychain-session:" + deviceID }
+
     /// Puts the after-first-unlock keys in the kernel (format 2 only).
     static func keepAfterFirstUnlockKeys(_ keys: ClassKeys, policy: DeviceKeyPolicy) {
-        guard keys.record.version >= 2, keys.record.store == .secretService, let service = policy.secretStore else { return }
-        let seconds: UInt32
-        switch policy.kernelKeys {
-        case .off: return
-        case .untilReboot: seconds = 0
-        case .seconds(let n): seconds = n
-        }
+        guard keys.record.version >= 2, keys.record.store != .file, let cache = policy.keyCache, let seconds = policy.kernelSeconds else { return }
         guard let bundle = keys.afterFirstUnlockBundle() else { return }
-        service.cache(cacheName(keys.record.deviceID), bundle, seconds: seconds)
+        cache.cache(cacheName(keys.record.deviceID), bundle, seconds: seconds)
     }
 
     /// The device root key from the Secret Service, checked; never prompts.

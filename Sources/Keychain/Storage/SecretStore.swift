@@ -11,7 +11,19 @@ import Synchronization
 /// nothing matches; `clear` removes every match and says whether there was
 /// one. Errors never contain the secret. A store may also keep a
 /// short-lived cache (``cached(_:)``); callers check whatever comes out of it.
-public protocol SecretStore: Sendable {
+/// A place for keys that should outlive a process but not a boot: the
+/// kernel's user keyring for the real one (`LibSecretStore`), a dictionary
+/// in ``InMemorySecretStore``. Callers check whatever comes out of it.
+public protocol KernelKeyCache: Sendable {
+    /// A secret cached under `name`, if the store keeps a cache.
+    func cached(_ name: String) -> SecureBytes?
+    /// Caches `secret` under `name` for `seconds` (0: until reboot).
+    func cache(_ name: String, _ secret: SecureBytes, seconds: UInt32)
+    /// Drops the cached secret `name`.
+    func forgetCached(_ name: String)
+}
+
+public protocol SecretStore: KernelKeyCache {
     func store(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError)
     func lookup(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes?
     @discardableResult
@@ -103,7 +115,7 @@ public final class InMemorySecretStore: SecretStore {
 
     public func unlockCollection(schema: String, attributes: [String: String], password: SecureBytes?) throws(KeychainError) {
         guard let password, password.constantTimeEquals(SecureBytes(utf8: "password")) else {
-            throw .wrongKey("the collection password is wrong")
+            throw .wrongPassphrase("the collection password is wrong")
         }
         state.withLock { $0.locked = false }
     }
