@@ -18,9 +18,9 @@ public struct AppHomeEnvironment: Sendable {
 
     /// Where a new keychain device root key goes: the Secret Service when a
     /// session bus is set (`DBUS_SESSION_BUS_ADDRESS`), unless
-    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file. A key
-    /// fetched from the Secret Service stays in the kernel's user keyring
-    /// for `APPHOME_KEYCHAIN_KEY_CACHE` seconds (default 300; 0 disables).
+    /// `APPHOME_KEYCHAIN_KEY_STORE=file` asks for the key file. The
+    /// after-first-unlock class keys stay in the kernel's user keyring until
+    /// reboot, or `APPHOME_KEYCHAIN_KEY_CACHE` seconds (0: not kept).
     public var keychainKeyPolicy: DeviceKeyPolicy {
         DeviceKeyPolicy.forEnvironment(variables)
     }

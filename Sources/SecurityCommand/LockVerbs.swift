@@ -33,10 +33,9 @@ enum LockVerb: String {
             case .unlock:
                 // Standard input or, for a passphrase keychain, a prompt; a
                 // Secret Service keychain on a terminal asks the service.
-                var password = try readPassphrase(environment, console, prompter, confirm: false, promptIf: { () throws(KeychainError) in
+                let password = try readPassphrase(environment, console, prompter, confirm: false, promptIf: { () throws(KeychainError) in
                     try keychain.lockInfo().store == .passphraseFile
                 })
-                defer { password = nil }
                 try keychain.unlock(password: password)
             case .info:
                 let info = try keychain.lockInfo()
@@ -69,13 +68,7 @@ enum LockVerb: String {
     /// `promptIf` says so, a prompt (twice with `confirm`); else `nil`.
     func readPassphrase(_ environment: SecurityEnvironment, _ console: Console, _ prompter: SecretPrompter, confirm: Bool,
                         promptIf: () throws(KeychainError) -> Bool = { true }) throws(KeychainError) -> SecureBytes? {
-        if !environment.standardInputIsTerminal {
-            var bytes = console.readStandardInput()
-            defer { SecureBytes.wipe(&bytes) }
-            var n = bytes.count
-            if n > 0 && bytes[n - 1] == 0x0A { n -= 1; if n > 0 && bytes[n - 1] == 0x0D { n -= 1 } }
-            return bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
+        if !environment.standardInputIsTerminal { return console.readSecretLine() }
         guard try promptIf() else { return nil }
         guard let first = prompter.readSecret(prompt: confirm ? "new passphrase for the keychain: " : "passphrase to unlock the keychain: ") else { return nil }
         if confirm {

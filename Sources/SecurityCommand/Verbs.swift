@@ -42,13 +42,7 @@ extension SecurityCommand {
             console.err("security: warning: a secret given with -w is visible to other processes; pipe it on standard input or end the line with -w to be prompted\n")
             return SecureBytes(utf8: s)
         }
-        if !environment.standardInputIsTerminal && !o.promptForSecret {
-            var bytes = console.readStandardInput()
-            defer { SecureBytes.wipe(&bytes) }
-            var n = bytes.count
-            if n > 0 && bytes[n - 1] == 0x0A { n -= 1; if n > 0 && bytes[n - 1] == 0x0D { n -= 1 } }
-            return bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
+        if !environment.standardInputIsTerminal && !o.promptForSecret { return console.readSecretLine() }
         guard let first = prompter.readSecret(prompt: "password data for new item: ") else {
             throw .failure("cannot prompt for the secret: no terminal (pipe it on standard input)")
         }
@@ -106,6 +100,7 @@ extension SecurityCommand {
             if o.values["j"] != nil { changes.comment = .some(a.comment) }
             if o.values["D"] != nil { changes.description = .some(a.description) }
             if o.values["G"] != nil { changes.generic = .some(a.generic) }
+            if o.accessibility != nil { changes.accessibility = a.accessibility }
             do throws(KeychainError) { try keychain.update(q, with: changes, context: context) } catch {
                 throw SecurityFailure.keychain(error, function: "SecItemUpdate")
             }

@@ -62,5 +62,9 @@ import Testing
         #expect(bad.status == 2 && bad.err.hasPrefix("security: unknown accessibility class 'always' (one of whenUnlocked, afterFirstUnlock,"), "\(bad)")
         let dump = s.run(["dump-keychain"])
         #expect(dump.out.contains("class: \"genp\"\naccessible: \"whenUnlocked\"\n"), "\(dump.out)")
+        // -U with --accessibility moves the item to the class given.
+        #expect(s.run(["add-generic-password", "-U", "-a", "me", "-s", "x", "--accessibility", "afterFirstUnlockThisDeviceOnly"], stdin: "x2\n").status == 0)
+        #expect(s.run(["dump-keychain"]).out.contains("accessible: \"afterFirstUnlockThisDeviceOnly\"\n"))
+        #expect(s.run(["find-generic-password", "-a", "me", "-s", "x", "-w"]).out == "x2\n")
     }
 }
