@@ -33,6 +33,8 @@ release: deps
 test: deps
 	$(SWIFT) build
 	APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test
+	# The tests that lock the keyring, alone (they lock the one collection a run shares).
+	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests
 	# The end-to-end suite again, every command through a prefsd started per test.
 	APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests
 

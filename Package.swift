@@ -40,9 +40,9 @@ let package = Package(
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
         // The client API: an app's keychain through prefsd when it answers, else the files.
         .target(name: "KeychainClient", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
-        .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "Containers", "CommandSupport", "PropertyList"]),
+        .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService", "Preferences", "Containers", "CommandSupport", "PropertyList"]),
         .executableTarget(name: "security", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService"]),
-        .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
+        .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
         .target(name: "PrefsService", dependencies: ["AppHomeSystem", "SettingsBundle", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "CommandSupport", "Keychain", "KeychainSecretService"]),
@@ -56,9 +56,9 @@ let package = Package(
         .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
-        .testTarget(name: "KeychainTests", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "KeychainTests", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
-        .testTarget(name: "SecurityCommandTests", dependencies: ["SecurityCommand", "Keychain", "Containers", "CommandSupport", "security", "PrefsService"]),
+        .testTarget(name: "SecurityCommandTests", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
         // binary form scripts/compile-settings-schema.py makes of it.

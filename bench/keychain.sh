@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # bench/keychain.sh: the AppHome keychain beside gnome-keyring, in one run.
 #
-#   cli         N sequential `security find-generic-password -w` processes
-#               (device key in the Secret Service, cached in the kernel keyring or
-#               fetched every time, and in the key file)
+#   cli         N sequential `security find-generic-password -w` processes, per
+#               accessibility class: with the Secret Service unlocked a whenUnlocked
+#               item (device key fetched from gnome-keyring by every run) and an
+#               afterFirstUnlock item (its keys from the kernel keyring); with the
+#               collection locked the afterFirstUnlock item; with the key file
 #               vs N sequential `secret-tool lookup` processes
-#   in-process  N look-ups in one process: keychainbench (warm: key loaded once;
-#               cold: key fetched from the Secret Service every time)
+#   in-process  N look-ups in one process per class: keychainbench (warm: one open
+#               keychain; cold: a new one per look-up)
 #               vs libsecret's secret_password_lookupv_sync (bench/secret_lookup_bench.c)
 #
 # Runs inside its own D-Bus session with a fresh, unlocked gnome-keyring in a
@@ -41,13 +43,19 @@ per() { # per <name> <start-ns> <end-ns>
     awk -v n="$1" -v a="$2" -v b="$3" -v r="$RUNS" 'BEGIN { t = (b - a) / 1e9; printf "%-62s %5d runs in %7.3f s, %8.1f µs per look-up\n", n, r, t, t / r * 1e6 }'
 }
 
+# The after-first-unlock keys expire from the kernel keyring after 10 minutes
+# here, so the bench leaves nothing behind until reboot.
+export APPHOME_KEYCHAIN_KEY_CACHE=600
+classes="whenUnlocked afterFirstUnlock"
 for store in secret-service file; do
     root=$KWORK/root-$store
     "$BIN_DIR/apphome" --root "$root" install "$bundle" >/dev/null
     if [[ $store == file ]]; then export APPHOME_KEYCHAIN_KEY_STORE=file; else unset APPHOME_KEYCHAIN_KEY_STORE; fi
-    printf 'bench-secret' | "$BIN_DIR/security" --root "$root" --app "$app" add-generic-password -a bench -s bench
-    [[ $("$BIN_DIR/security" --root "$root" --app "$app" find-generic-password -a bench -s bench -w) == bench-secret ]] \
-        || die "security find-generic-password did not return the secret ($store)"
+    for class in $classes; do
+        printf 'bench-secret' | "$BIN_DIR/security" --root "$root" --app "$app" add-generic-password -a bench -s "$class" --accessibility "$class"
+        [[ $("$BIN_DIR/security" --root "$root" --app "$app" find-generic-password -a bench -s "$class" -w) == bench-secret ]] \
+            || die "security find-generic-password did not return the secret ($store, $class)"
+    done
 done
 unset APPHOME_KEYCHAIN_KEY_STORE
 [[ -s $KWORK/root-file/Keychains/device.key && ! -e $KWORK/root-secret-service/Keychains/device.key ]] \
@@ -57,20 +65,18 @@ printf 'bench-secret' | secret-tool store --label 'AppHome bench' app bench key 
 
 echo
 echo "### keychain: $RUNS sequential look-ups, one process each ($(gnome-keyring-daemon --version | head -1), libsecret $(pkg-config --modversion libsecret-1))"
-# secret-service: the device key cached in the kernel keyring between runs (the
-# default, here for 60 s), then fetched from gnome-keyring by every run; file: the key file.
-for mode in secret-service:60 secret-service:0 file:0; do
-    store=${mode%:*} cache=${mode#*:}
-    root=$KWORK/root-$store
+cli() { # cli <label> <root> <class>
+    local a b
     a=$(ns)
     for ((i = 0; i < RUNS; i++)); do
-        APPHOME_KEYCHAIN_KEY_CACHE=$cache "$BIN_DIR/security" --root "$root" --app "$app" find-generic-password -a bench -s bench -w >/dev/null
+        "$BIN_DIR/security" --root "$2" --app "$app" find-generic-password -a bench -s "$3" -w >/dev/null
     done
     b=$(ns)
-    label=$store
-    [[ $store == secret-service ]] && label="$store, key cache ${cache}s"
-    per "security find-generic-password -w ($label)" "$a" "$b"
-done
+    per "security find-generic-password -w ($1)" "$a" "$b"
+}
+cli "secret-service unlocked, whenUnlocked" "$KWORK/root-secret-service" whenUnlocked
+cli "secret-service unlocked, afterFirstUnlock" "$KWORK/root-secret-service" afterFirstUnlock
+cli "file, whenUnlocked" "$KWORK/root-file" whenUnlocked
 a=$(ns)
 for ((i = 0; i < RUNS; i++)); do secret-tool lookup app bench key bench >/dev/null; done
 b=$(ns)
@@ -78,8 +84,22 @@ per "secret-tool lookup" "$a" "$b"
 
 echo
 echo "### keychain: $RUNS look-ups in one process"
-"$BIN_DIR/keychainbench" "$KWORK/root-secret-service" "$app" bench bench "$RUNS" | sed 's/^/keychainbench (secret-service) /'
-APPHOME_KEYCHAIN_KEY_STORE=file "$BIN_DIR/keychainbench" "$KWORK/root-file" "$app" bench bench "$RUNS" | sed 's/^/keychainbench (file) /'
+for class in $classes; do
+    "$BIN_DIR/keychainbench" "$KWORK/root-secret-service" "$app" bench "$class" "$RUNS" | sed "s/^/keychainbench (secret-service, $class) /"
+done
+APPHOME_KEYCHAIN_KEY_STORE=file "$BIN_DIR/keychainbench" "$KWORK/root-file" "$app" bench whenUnlocked "$RUNS" | sed 's/^/keychainbench (file, whenUnlocked) /'
 # shellcheck disable=SC2046  # pkg-config prints several flags
 gcc -O2 -o "$KWORK/secret_lookup_bench" "$here/secret_lookup_bench.c" $(pkg-config --cflags --libs libsecret-1)
 "$KWORK/secret_lookup_bench" app bench key bench "$RUNS"
+
+# The login collection locked (as a screen locker does): whenUnlocked items
+# answer -25308, afterFirstUnlock items are served from the kernel's keys.
+gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+    --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/collection/login']" >/dev/null
+if "$BIN_DIR/security" --root "$KWORK/root-secret-service" --app "$app" find-generic-password -a bench -s whenUnlocked -w >/dev/null 2>&1; then
+    die "a whenUnlocked item was served with the collection locked"
+fi
+echo
+echo "### keychain: the login collection locked"
+cli "secret-service locked, afterFirstUnlock" "$KWORK/root-secret-service" afterFirstUnlock
+"$BIN_DIR/keychainbench" "$KWORK/root-secret-service" "$app" bench afterFirstUnlock "$RUNS" | sed 's/^/keychainbench (secret-service locked, afterFirstUnlock) /'

@@ -10,7 +10,8 @@
 #             (bench/settings_bundle.sh, runs alone too; SKIP_SETTINGS=1 skips it)
 #   update  apphome update (rename, journaled) vs cp -a; apphome doctor on 50 healthy apps
 #           (bench/apphome_update.sh; SKIP_APPHOME_UPDATE=1 skips it)
-#   keychain  1,000 `security find-generic-password -w` runs and 1,000 in-process look-ups
+#   keychain  1,000 `security find-generic-password -w` runs and 1,000 in-process look-ups per
+#             accessibility class (unlocked, locked, key file)
 #             vs `secret-tool lookup` and libsecret on gnome-keyring (bench/keychain.sh; SKIP_KEYCHAIN=1)
 #   prefsd  defaults through prefsd vs gsettings (CLI, in-process, 10-client storm)
 #           (bench/prefsd_bench.sh; SKIP_PREFSD=1 skips it)

@@ -6,13 +6,20 @@
 #
 # The keyring password is fixed and passed on stdin (never argv). Never
 # run `secret-tool lock` in here: libsecret 0.20.5 (Debian 12) crashes
-# after locking and unlocking again needs a display.
+# after locking. Lock with org.freedesktop.Secret.Service.Lock over D-Bus;
+# unlock again with `security unlock-keychain` and the password on stdin
+# (gnome-keyring's internal UnlockWithMasterPassword: Service.Unlock needs a
+# prompt, which fails without a display, and running
+# `gnome-keyring-daemon --unlock` again does not unlock a running daemon).
 set -eu
 
 if [ "${1:-}" = "--inside" ]; then
     shift
     printf %s "apphome-ci-keyring" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
     export APPHOME_TEST_SECRET_SERVICE=1
+    # Keys a test leaves in the kernel's user keyring expire instead of
+    # staying until the machine reboots.
+    export APPHOME_KEYCHAIN_KEY_CACHE="${APPHOME_KEYCHAIN_KEY_CACHE:-600}"
     exec "$@"
 fi
 

@@ -20,6 +20,7 @@ public struct AppHomeEnvironment: Sendable {
     /// The root to use when no `--root` is given.
     public func defaultRoot() -> String? { configuration.root }
 
-    /// Where a new keychain device root key goes and how long a fetched key is cached.
+    /// Where a new keychain device root key goes, and how long the
+    /// after-first-unlock class keys stay in the kernel's user keyring.
     public var keychainKeyPolicy: DeviceKeyPolicy { DeviceKeyPolicy(configuration: configuration) }
 }

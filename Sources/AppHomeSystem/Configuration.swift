@@ -9,7 +9,7 @@
 /// | `APPHOME_SOCKET`, `XDG_RUNTIME_DIR` | ``socketPath`` |
 /// | `APPHOME_KEYCHAIN_KEY_STORE` | ``keyStore`` (`file` forces the key file) |
 /// | `DBUS_SESSION_BUS_ADDRESS` | ``sessionBusAvailable`` |
-/// | `APPHOME_KEYCHAIN_KEY_CACHE` | ``keyCacheSeconds`` (default 300) |
+/// | `APPHOME_KEYCHAIN_KEY_CACHE` | ``keyCacheSeconds`` (unset: until reboot) |
 /// | `APPHOME_BUNDLE_ID` | ``bundleIdentifier`` (set by `apphome run`) |
 /// | `LISTEN_PID`, `LISTEN_FDS` | ``socketActivation`` (systemd, for prefsd) |
 /// | `PATH`, `HOME`, `LANG`, `LC_ALL`, `TZ`, `TMPDIR` | ``hookVariables`` (what uninstall hooks are given) |
@@ -42,9 +42,9 @@ public struct Configuration: Sendable, Equatable {
     public var keyStore: KeyStore
     /// Whether a D-Bus session bus is set (the Secret Service may answer).
     public var sessionBusAvailable: Bool
-    /// Seconds a device key fetched from the Secret Service stays cached
-    /// in the kernel's user keyring; 0 disables.
-    public var keyCacheSeconds: UInt32
+    /// At most how many seconds keychain class keys stay in the kernel's
+    /// user keyring (`nil`: until reboot or logout; 0: not kept).
+    public var keyCacheSeconds: UInt32?
     /// The app a command acts for, when started inside `apphome run`.
     public var bundleIdentifier: String?
     /// systemd socket activation: the process it was meant for and how many
@@ -58,7 +58,7 @@ public struct Configuration: Sendable, Equatable {
 
     public init(root: String? = nil, serviceMode: Result<ServiceMode, ConfigurationError> = .success(.auto),
                 socketPath: String? = nil, keyStore: KeyStore = .automatic, sessionBusAvailable: Bool = false,
-                keyCacheSeconds: UInt32 = 300, bundleIdentifier: String? = nil,
+                keyCacheSeconds: UInt32? = nil, bundleIdentifier: String? = nil,
                 socketActivation: (pid: Int32, count: Int)? = nil, hookVariables: [String: String] = [:]) {
         self.root = root
         self.serviceMode = serviceMode
@@ -84,7 +84,7 @@ public struct Configuration: Sendable, Equatable {
             socketPath: Self.socketPath(option: nil, apphomeSocket: value("APPHOME_SOCKET"), runtimeDirectory: value("XDG_RUNTIME_DIR")),
             keyStore: value("APPHOME_KEYCHAIN_KEY_STORE") == "file" ? .file : .automatic,
             sessionBusAvailable: value("DBUS_SESSION_BUS_ADDRESS") != nil,
-            keyCacheSeconds: value("APPHOME_KEYCHAIN_KEY_CACHE").flatMap { UInt32($0) } ?? 300,
+            keyCacheSeconds: value("APPHOME_KEYCHAIN_KEY_CACHE").map { UInt32($0) ?? 0 },
             bundleIdentifier: value("APPHOME_BUNDLE_ID"),
             socketActivation: value("LISTEN_PID").flatMap(Int32.init).flatMap { pid in value("LISTEN_FDS").flatMap(Int.init).map { (pid, $0) } },
             hookVariables: Dictionary(uniqueKeysWithValues: Self.hookVariableNames.compactMap { n in variable(n).map { (n, $0) } }))

@@ -17,7 +17,14 @@ public final class Keychain {
     let root: String
     let policy: DeviceKeyPolicy
     let now: @Sendable () -> PlistDate
-    private var device: (record: DeviceRecord, kek: SecureBytes)?
+    /// The keys of the call under way (never kept past it: see ``call(_:)``).
+    private var device: ClassKeys?
+    /// Whether this keychain holds `.lock` now (a migration inside a write
+    /// must not take it again).
+    private var lockHeld = false
+    /// Argon2id costs for a new passphrase key file; tests set libsodium's
+    /// minimum (and read such files back), real use keeps MODERATE.
+    var passphraseCostForTesting: PassphraseParameters?
     /// Unwrapped group keys by group, with the wrapped form they came from.
     private var groupKeys: [AccessGroup: (wrapped: [UInt8], keys: GroupKeys)] = [:]
 
@@ -55,13 +62,18 @@ public final class Keychain {
         return try DeviceRecord(decoding: bytes, path: recordPath)
     }
 
-    /// The device record and key-encryption key; `create` makes them if absent
-    /// (the caller holds the lock).
-    func loadDevice(create: Bool) throws(KeychainError) -> (record: DeviceRecord, kek: SecureBytes)? {
+    /// The device record and the keys open now; `create` makes the device
+    /// key if absent (the caller holds the lock). A format-1 keychain is moved
+    /// to class keys first (which needs the device root key).
+    func loadDevice(create: Bool) throws(KeychainError) -> ClassKeys? {
         if let device { return device }
-        var pair: (DeviceRecord, SecureBytes)
+        let keys: ClassKeys
         if let record = try readRecord() {
-            pair = (record, try DeviceKey.load(record, directory: directory, root: root, policy: policy))
+            keys = try DeviceKey.open(record, directory: directory, root: root, policy: policy)
+            if record.version < DeviceRecord.formatVersion {
+                device = try migrateToClassKeys(keys)
+                return device
+            }
         } else {
             // Keys without a device record: never make a new device key over them.
             if FileSystem.exists(keysPath) {
@@ -69,20 +81,31 @@ public final class Keychain {
             }
             guard create else { return nil }
             do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
-            pair = try DeviceKey.create(policy: policy, directory: directory, root: root)
-            let bytes = try pair.0.encoded()
+            let (record, rootKey) = try DeviceKey.create(policy: policy, directory: directory, root: root)
+            let bytes = try record.encoded()
             do { try FileSystem.writeAtomically(bytes, to: recordPath) } catch { throw .system(error) }
+            keys = ClassKeys(record: record, rootKey: rootKey, protected: record.store == .secretService)
+            DeviceKey.keepAfterFirstUnlockKeys(keys, policy: policy)
         }
-        let loaded = (record: pair.0, kek: Sodium.deriveKey(pair.1, id: 1, context: "kcAppKEK"))
-        device = loaded
-        return loaded
+        device = keys
+        return keys
+    }
+
+    /// Runs one public call: the keys it opened are dropped at its end, so
+    /// a `whenUnlocked…` class key never outlives the call.
+    func call<R>(_ body: () throws(KeychainError) -> R) throws(KeychainError) -> R {
+        let outer = device == nil
+        defer { if outer { device = nil } }
+        return try body()
     }
 
     func withLock<R>(_ body: () throws(KeychainError) -> R) throws(KeychainError) -> R {
         do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
+        if lockHeld { return try body() }
         let lock: FileLock
         do { lock = try FileLock(path: directory + "/.lock") } catch { throw .system(error) }
-        defer { lock.unlock() }
+        lockHeld = true
+        defer { lockHeld = false; lock.unlock() }
         return try body()
     }
 
@@ -90,7 +113,7 @@ public final class Keychain {
 
     /// The key of `group`; `create` makes, wraps and records a new one
     /// when there is none (the caller holds the lock).
-    func groupKey(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes), create: Bool) throws(KeychainError) -> GroupKeys? {
+    func groupKey(_ group: AccessGroup, device: ClassKeys, create: Bool) throws(KeychainError) -> GroupKeys? {
         // keys.plist is read every time, so a destroyed key is never used.
         var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID)
         if let w = table.wrapped[group.rawValue] {
@@ -110,7 +133,7 @@ public final class Keychain {
     }
 
     /// The group's file, verified, or `nil` when it has none.
-    func openGroup(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes)) throws(KeychainError) -> GroupFile? {
+    func openGroup(_ group: AccessGroup, device: ClassKeys) throws(KeychainError) -> GroupFile? {
         let path = groupPath(group)
         let bytes: [UInt8]?
         bytes = try PrivateFile.read(path)
@@ -118,14 +141,14 @@ public final class Keychain {
         guard let akk = try groupKey(group, device: device, create: false) else {
             throw .corrupt(path: path, reason: "the key of access group '\(group.rawValue)' was destroyed (the group was removed); this file is a leftover copy")
         }
-        return try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk)
+        return try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk, classes: device)
     }
 
     /// The group's file, or a new empty one (the caller holds the lock).
-    func openOrCreateGroup(_ group: AccessGroup, device: (record: DeviceRecord, kek: SecureBytes)) throws(KeychainError) -> GroupFile {
+    func openOrCreateGroup(_ group: AccessGroup, device: ClassKeys) throws(KeychainError) -> GroupFile {
         if let f = try openGroup(group, device: device) { return f }
         let akk = try groupKey(group, device: device, create: true)!
-        return GroupFile.create(group: group, path: groupPath(group), deviceID: device.record.deviceID, groupKey: akk)
+        return GroupFile.create(group: group, path: groupPath(group), deviceID: device.record.deviceID, groupKey: akk, classes: device)
     }
 
     func groups(for query: ItemQuery, context: KeychainContext) throws(KeychainError) -> [AccessGroup] {
@@ -172,7 +195,7 @@ public final class Keychain {
         let date = now()
         a.creationDate = date
         a.modificationDate = date
-        try withLock { () throws(KeychainError) in
+        try call { () throws(KeychainError) in try withLock { () throws(KeychainError) in
             let device = try loadDevice(create: true)!
             let file = try openOrCreateGroup(group, device: device)
             let tag = file.tag(itemClass: a.itemClass, primaryKey: a.primaryKeyFields)
@@ -180,7 +203,7 @@ public final class Keychain {
             let item = try file.makeItem(a, secret: data, id: Sodium.randomBytes(16), generation: 1)
             file.append(item, attributes: a)
             try file.write()
-        }
+        } }
     }
 
     /// Finds items (`SecItemCopyMatching`): the first match, or all with
@@ -189,20 +212,31 @@ public final class Keychain {
     /// - Throws: ``KeychainError/itemNotFound`` when nothing matches.
     public func copyMatching(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) -> [ItemResult] {
         let groups = try groups(for: query, context: context)
-        guard let device = try loadDevice(create: false) else { throw .itemNotFound }
-        var results: [ItemResult] = []
-        for group in groups {
-            guard let file = try openGroup(group, device: device) else { continue }
-            for i in try matches(query, in: file) {
-                var r = ItemResult()
-                if query.returnAttributes { r.attributes = try file.attributes(at: i) }
-                if query.returnData { r.data = try file.secret(at: i) }
-                results.append(r)
-                if query.matchLimit == .one { return results }
+        return try call { () throws(KeychainError) -> [ItemResult] in
+            guard let device = try loadDevice(create: false) else { throw .itemNotFound }
+            var results: [ItemResult] = []
+            var closed: KeychainError?
+            for group in groups {
+                guard let file = try openGroup(group, device: device) else { continue }
+                for i in try matches(query, in: file) {
+                    // An item of a class that is not open is passed over; if
+                    // nothing else matches, the call fails as on iOS.
+                    let a = try file.attributes(at: i)
+                    do throws(KeychainError) { _ = try device.classKey(a.accessibility) } catch {
+                        guard case .interactionNotAllowed = error else { throw error }
+                        closed = closed ?? error
+                        continue
+                    }
+                    var r = ItemResult()
+                    if query.returnAttributes { r.attributes = a }
+                    if query.returnData { r.data = try file.secret(at: i) }
+                    results.append(r)
+                    if query.matchLimit == .one { return results }
+                }
             }
+            if results.isEmpty { throw closed ?? .itemNotFound }
+            return results
         }
-        if results.isEmpty { throw .itemNotFound }
-        return results
     }
 
     /// Changes every item matching `query` (`SecItemUpdate`). Each changed
@@ -217,7 +251,7 @@ public final class Keychain {
         if changes.isEmpty { throw .invalidParameter("no attributes to update") }
         if let g = changes.accessGroup, !context.accessGroups.contains(g) { throw .missingEntitlement(group: g.rawValue) }
         let groups = try groups(for: query, context: context)
-        try withLock { () throws(KeychainError) in
+        try call { () throws(KeychainError) in try withLock { () throws(KeychainError) in
             guard let device = try loadDevice(create: false) else { throw .itemNotFound }
             var files: [AccessGroup: GroupFile] = [:]
             func file(_ g: AccessGroup) throws(KeychainError) -> GroupFile {
@@ -268,7 +302,7 @@ public final class Keychain {
             }
             for (g, set) in removals { try file(g).remove(indices: set) }
             for g in files.keys.sorted() { try files[g]!.write() }
-        }
+        } }
     }
 
     /// Deletes every item matching `query` (`SecItemDelete`).
@@ -276,19 +310,24 @@ public final class Keychain {
     /// - Throws: ``KeychainError/itemNotFound`` when nothing matches.
     public func delete(_ query: ItemQuery, context: KeychainContext) throws(KeychainError) {
         let groups = try groups(for: query, context: context)
-        try withLock { () throws(KeychainError) in
+        try call { () throws(KeychainError) in try withLock { () throws(KeychainError) in
             guard let device = try loadDevice(create: false) else { throw .itemNotFound }
-            var deleted = 0
+            // Every match is checked first: a delete touching an item of a
+            // class that is not open deletes nothing.
+            var plan: [(GroupFile, [Int])] = []
             for g in groups {
                 guard let f = try openGroup(g, device: device) else { continue }
                 let found = try matches(query, in: f)
                 guard !found.isEmpty else { continue }
+                for i in found { _ = try device.classKey(try f.attributes(at: i).accessibility) }
+                plan.append((f, found))
+            }
+            if plan.isEmpty { throw .itemNotFound }
+            for (f, found) in plan {
                 f.remove(indices: Set(found))
                 try f.write()
-                deleted += found.count
             }
-            if deleted == 0 { throw .itemNotFound }
-        }
+        } }
     }
 
     // MARK: Groups as a whole (uninstall, backup, restore)

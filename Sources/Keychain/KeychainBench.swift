@@ -7,10 +7,12 @@ import Containers
 /// the executable only assembles).
 public enum KeychainBench {
     /// `keychainbench <root> <bundle-id> <account> <service> <count>`:
-    /// prints a "warm" line (one open keychain, the device key loaded once)
-    /// and a "cold" line (a new keychain per look-up, so the device root key
-    /// is fetched from its store every time). Returns the exit status.
-    public static func main(_ args: [String], secretStore: (any SecretStore)?) -> Int32 {
+    /// prints a "warm" line (one open keychain: group keys unwrapped once;
+    /// class keys, as always, per call) and a "cold" line (a new keychain per
+    /// look-up). What each look-up costs depends on the item's class: a
+    /// `whenUnlocked` one fetches the device root key from the Secret Service,
+    /// an `afterFirstUnlock` one reads the kernel's keys. Returns the exit status.
+    public static func main(_ args: [String], secretStore: (any SecretStore)?, kernelKeys: DeviceKeyPolicy.KernelKeyLifetime = .off) -> Int32 {
         func fail(_ text: String, _ status: Int32) -> Int32 {
             let bytes = Array(("keychainbench: " + text + "\n").utf8)
             _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
@@ -21,7 +23,7 @@ public enum KeychainBench {
         }
         do {
             return try run(root: args[0], bundleID: args[1], account: args[2], service: args[3], count: count,
-                           policy: DeviceKeyPolicy(secretStore: secretStore))
+                           policy: DeviceKeyPolicy(secretStore: secretStore, kernelKeys: kernelKeys))
         } catch {
             return fail("\(error)", 1)
         }

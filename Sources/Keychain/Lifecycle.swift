@@ -46,7 +46,7 @@ extension Keychain {
             for s in snapshot {
                 let path = groupPath(s.group)
                 let groupKey = GroupKeys(try KeyTable.unwrap(s.key, group: s.group, deviceID: record.deviceID, kek: device.kek, path: keysPath))
-                let file = try GroupFile.decode(s.bytes, group: s.group, path: path, deviceID: record.deviceID, groupKey: groupKey)
+                let file = try GroupFile.decode(s.bytes, group: s.group, path: path, deviceID: record.deviceID, groupKey: groupKey, classes: device)
                 guard case .dictionary(var entry)? = files[s.group.rawValue] else { continue }
                 entry["Migratable"] = .data(Sodium.seal(try Self.exportMigratable(file), key: key, ad: Self.migratableAD(s.group.rawValue)))
                 files[s.group.rawValue] = .dictionary(entry)
@@ -202,7 +202,7 @@ extension Keychain {
                     incoming = migrated.map { ($0.0, $0.1, nil, 0) }
                 } else {
                     let akk = GroupKeys(try KeyTable.unwrap(wrappedKey, group: group, deviceID: device.record.deviceID, kek: device.kek, path: path))
-                    let source = try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk)
+                    let source = try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk, classes: device)
                     for i in source.items.indices {
                         incoming.append((try source.attributes(at: i), try source.secret(at: i), source.items[i].id, source.items[i].generation))
                     }

@@ -98,19 +98,84 @@ public struct LibSecretStore: SecretStore {
         return ok != 0
     }
 
+    // MARK: Locked collections (no prompts)
+
+    /// The item's secret, or whether it is locked or missing, without
+    /// prompting to unlock it.
+    public func lookupState(schema: String, attributes: [String: String]) throws(KeychainError) -> SecretLookup {
+        try Self.serial.withLock { _ throws(KeychainError) in
+            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
+            defer { secret_schema_unref(s) }
+            let table = Self.makeTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            var n = -1
+            let buffer = SecureBytes(count: 256) { n = apphome_secret_lookup_state(s, table, $0.baseAddress, $0.count, &error) }
+            switch n {
+            case -1: return .missing
+            case -2: return .locked
+            case -3: throw Self.convert(error)
+            case -4: throw .keyStoreUnavailable("the Secret Service item is longer than a device key")
+            default: return .found(buffer.prefix(n))
+            }
+        }
+    }
+
+    /// Locks the collection that holds the item
+    /// (`org.freedesktop.Secret.Service.Lock` through libsecret).
+    public func lockCollection(schema: String, attributes: [String: String]) throws(KeychainError) {
+        try setLocked(true, schema: schema, attributes: attributes)
+    }
+
+    /// Unlocks the collection that holds the item. With `password`, through
+    /// gnome-keyring's internal `UnlockWithMasterPassword`
+    /// (no prompt: what works headless); without, `Service.Unlock`, which shows
+    /// the service's prompt (and fails where there is no display).
+    public func unlockCollection(schema: String, attributes: [String: String], password: SecureBytes?) throws(KeychainError) {
+        guard let password else { return try setLocked(false, schema: schema, attributes: attributes) }
+        try Self.serial.withLock { _ throws(KeychainError) in
+            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
+            defer { secret_schema_unref(s) }
+            let table = Self.makeTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            let r = password.withUnsafeBytes { apphome_secret_unlock_with_password(s, table, $0.baseAddress, $0.count, &error) }
+            if r == -2 { throw .wrongPassphrase("the Secret Service refused the password of the collection holding the device key") }
+            if r < 0 { throw Self.convert(error) }
+            if r == 0 { throw .keyStoreUnavailable("the Secret Service has no item for this keychain's device key") }
+        }
+    }
+
+    private func setLocked(_ lock: Bool, schema: String, attributes: [String: String]) throws(KeychainError) {
+        try Self.serial.withLock { _ throws(KeychainError) in
+            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
+            defer { secret_schema_unref(s) }
+            let table = Self.makeTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            let r = apphome_secret_set_locked(s, table, lock ? 1 : 0, &error)
+            if r < 0 { throw Self.convert(error) }
+            if r == 0 {
+                throw lock ? .keyStoreUnavailable("the Secret Service has no item for this keychain's device key")
+                           : .interactionNotAllowed("the Secret Service did not unlock the collection (its prompt was dismissed or cannot be shown; pipe the keyring password on standard input)")
+            }
+        }
+    }
+
     // MARK: The cache: the kernel's user keyring (keyctl(2))
 
-    /// The secret cached under `name` in the user keyring, if it has 32 bytes.
+    /// The secret cached under `name` in the user keyring (up to 256 bytes).
     public func cached(_ name: String) -> SecureBytes? {
         var n = -1
-        let buffer = SecureBytes(count: 33) { n = apphome_keyring_read(name, $0.baseAddress, $0.count) }
-        guard n == 32 else { return nil }
-        return buffer.prefix(32)
+        let buffer = SecureBytes(count: 257) { n = apphome_keyring_read(name, $0.baseAddress, $0.count) }
+        guard n > 0 && n <= 256 else { return nil }
+        return buffer.prefix(n)
     }
 
     /// Caches `secret` in the user keyring (user: view, read, search; never
-    /// swapped) for `seconds`. Best effort: where the kernel refuses keyctl
-    /// (containers with a seccomp filter), nothing is cached.
+    /// swapped) for `seconds` (0: until reboot or logout). Best effort: where
+    /// the kernel refuses keyctl (containers with a seccomp filter), nothing
+    /// is cached.
     public func cache(_ name: String, _ secret: SecureBytes, seconds: UInt32) {
         _ = secret.withUnsafeBytes { apphome_keyring_store(name, $0.baseAddress, $0.count, seconds) }
     }
@@ -132,12 +197,21 @@ public struct LibSecretStore: SecretStore {
 
 extension DeviceKeyPolicy {
     /// The policy `configuration` asks for: the Secret Service when a
-    /// session bus is set, unless the key store is ``Configuration/KeyStore/file``;
-    /// a key fetched from the Secret Service stays in the kernel's user
-    /// keyring for ``Configuration/keyCacheSeconds`` (0 disables).
+    /// session bus is set, unless the key store is ``Configuration/KeyStore/file``.
+    /// The after-first-unlock class keys stay in the kernel's user keyring
+    /// until reboot or logout, or at most ``Configuration/keyCacheSeconds``
+    /// when that is set (`0`: not kept, so those classes close with the
+    /// store). The kernel keyring is used with or without a bus (a
+    /// passphrase keychain needs no Secret Service).
     public init(configuration: Configuration) {
+        let lifetime: DeviceKeyPolicy.KernelKeyLifetime
+        switch configuration.keyCacheSeconds {
+        case nil: lifetime = .untilReboot
+        case 0?: lifetime = .off
+        case let n?: lifetime = .seconds(n)
+        }
         self.init(secretStore: configuration.sessionBusAvailable ? LibSecretStore() : nil,
                   forceFile: configuration.keyStore == .file,
-                  cacheSeconds: configuration.keyCacheSeconds)
+                  kernelKeys: lifetime, keyCache: LibSecretStore())
     }
 }

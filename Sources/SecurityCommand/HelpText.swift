@@ -1,10 +1,13 @@
 /// The text `security --help` prints, and each verb's usage.
 enum HelpText {
     static let addGeneric = """
-    usage: security add-generic-password -a account -s service [-l label] [-j comment] [-D kind] [-G generic] [-U] [-w [secret]]
+    usage: security add-generic-password -a account -s service [-l label] [-j comment] [-D kind] [-G generic] [-U]
+                                         [--accessibility CLASS] [-w [secret]]
         The secret is read from standard input (one line) when it is not a terminal,
         else prompted for. -w <secret> also works but puts the secret in the process list.
-        -U updates the item if it exists.
+        -U updates the item if it exists. CLASS is when the item can be read (default
+        whenUnlocked): whenUnlocked, afterFirstUnlock, whenUnlockedThisDeviceOnly,
+        afterFirstUnlockThisDeviceOnly, whenPasscodeSetThisDeviceOnly.
 
     """
     static let findGeneric = """
@@ -18,8 +21,10 @@ enum HelpText {
     """
     static let addInternet = """
     usage: security add-internet-password -s server [-a account] [-r protocol] [-P port] [-p path] [-d domain]
-                                          [-t authtype] [-l label] [-j comment] [-D kind] [-U] [-w [secret]]
+                                          [-t authtype] [-l label] [-j comment] [-D kind] [-U]
+                                          [--accessibility CLASS] [-w [secret]]
         protocol and authtype are four-character codes (htps, http, ftp…; dflt).
+        CLASS as for add-generic-password (default whenUnlocked).
 
     """
     static let findInternet = """
@@ -34,7 +39,37 @@ enum HelpText {
     """
     static let dump = """
     usage: security dump-keychain [-d]
-        -d also prints each item's secret.
+        Lists the app's items with their class (accessible: …); -d also prints
+        each item's secret. Items of a class that is not open now are left out.
+
+    """
+    static let lock = """
+    usage: security lock-keychain
+        Locks the Secret Service collection holding the keychain's device key:
+        whenUnlocked… items close; afterFirstUnlock… items stay open until reboot.
+
+    """
+    static let unlock = """
+    usage: security unlock-keychain
+        Unlocks the Secret Service collection holding the device key: with the
+        collection's password on standard input (gnome-keyring, no prompt), else
+        through the service's own prompt. A passphrase keychain (create-keychain):
+        its passphrase from standard input or a prompt; it stays unlocked in the
+        kernel's user keyring until lock-keychain, reboot or logout.
+
+    """
+    static let create = """
+    usage: security create-keychain
+        Makes the root's keychain with its device key sealed under a passphrase
+        (Argon2id) instead of the Secret Service or a plain key file, and unlocks it
+        for the session. The passphrase comes from standard input, else a prompt
+        (twice). For machines without a Secret Service.
+
+    """
+    static let info = """
+    usage: security show-keychain-info
+        Prints whether the keychain is locked or unlocked, where its device key
+        is, and whether afterFirstUnlock… items are open.
 
     """
     static let error = """
@@ -62,6 +97,10 @@ enum HelpText {
       find-internet-password     find one; -w prints only the secret
       delete-internet-password   delete one
       dump-keychain              list the app's items (secrets only with -d)
+      create-keychain            make a passphrase-protected keychain (no Secret Service needed)
+      lock-keychain              lock the keychain (its Secret Service collection, or passphrase session)
+      unlock-keychain            unlock it (password on standard input, or the service's prompt)
+      show-keychain-info         print locked or unlocked
       error <OSStatus>           describe a status code
       help                       print this help
 
@@ -74,8 +113,13 @@ enum HelpText {
 
     The device root key of a new keychain goes to the Secret Service when a
     session bus is set, else to a 0600 key file; APPHOME_KEYCHAIN_KEY_STORE=file
-    forces the file. A key fetched from the Secret Service stays in the kernel
-    keyring for APPHOME_KEYCHAIN_KEY_CACHE seconds (default 300; 0 disables).
+    forces the file. Each item has a class (--accessibility): whenUnlocked… items
+    open only while the Secret Service collection is unlocked (a locked keychain
+    answers -25308, "User interaction is not allowed.", exit 36);
+    afterFirstUnlock… items from the first unlock after boot, their keys kept
+    in the kernel's user keyring until reboot (or APPHOME_KEYCHAIN_KEY_CACHE
+    seconds; 0: not kept). With a plain key file every class but
+    whenPasscodeSetThisDeviceOnly is always open.
 
     When prefsd answers for the root, the calls go through it, with the app's
     credential (APPHOME_PREFSD=off|auto|require, APPHOME_SOCKET; as defaults).

@@ -5,12 +5,15 @@ import PropertyList
 /// The macOS-style listing of an item (`find-*-password` without `-w`,
 /// `dump-keychain`).
 enum Listing {
-    static func item(_ a: ItemAttributes, directory: String) -> String {
+    /// - Parameter accessible: also print the item's class (`dump-keychain`),
+    ///   as `accessible: "afterFirstUnlock"` after the `class:` line.
+    static func item(_ a: ItemAttributes, directory: String, accessible: Bool = false) -> String {
         var lines: [String] = []
         let group = a.accessGroup?.rawValue ?? ""
         lines.append("keychain: \"\(directory)/\(group).keychain\"")
         lines.append("version: 512")
         lines.append("class: \"\(a.itemClass.rawValue)\"")
+        if accessible { lines.append("accessible: \"\(a.accessibility.name)\"") }
         lines.append("attributes:")
         func blob(_ code: String, _ value: String?) { lines.append("    \(code)<blob>=" + (value.map(quoted) ?? "<NULL>")) }
         blob("0x00000007 ", a.label)

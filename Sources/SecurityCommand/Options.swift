@@ -10,6 +10,8 @@ struct VerbOptions {
     /// `-w` as the last argument of an add verb: prompt.
     var promptForSecret = false
     var app: String?
+    /// `--accessibility CLASS` (add verbs): the item's class by Apple's name.
+    var accessibility: String?
 
     /// Scans `args`.
     ///
@@ -23,7 +25,10 @@ struct VerbOptions {
         var specs: [ArgumentScanner.Option] = [.init("--app", .required("a bundle identifier"), empty: "a bundle identifier")]
         for letter in valueOptions where !(letter == "w" && addSecret) { specs.append(.init("-\(letter)", .required("a value"))) }
         for letter in flagOptions where !(letter == "w" && addSecret) { specs.append(.init("-\(letter)")) }
-        if addSecret { specs.append(.init("-w", .optional)) }
+        if addSecret {
+            specs.append(.init("-w", .optional))
+            specs.append(.init("--accessibility", .required("a class"), empty: "a class"))
+        }
         var scanner = ArgumentScanner(args)
         var o = VerbOptions()
         let matches: [ArgumentScanner.Match]
@@ -34,6 +39,7 @@ struct VerbOptions {
         }
         for m in matches {
             if m.name == "--app" { o.app = m.value; continue }
+            if m.name == "--accessibility" { o.accessibility = m.value; continue }
             let letter = m.name.last!
             if letter == "w" && addSecret {
                 if let secret = m.value { o.secretArgument = secret } else { o.promptForSecret = true }

@@ -67,6 +67,9 @@ public struct SecurityCommand {
             usage = spec.usage
             if rest.contains("--help") || rest.contains("-h") { console.out(spec.usage); return 0 }
             if verb == "error" { return try describeError(Array(rest), console: console) }
+            if let locking = LockVerb(rawValue: verb) {
+                return try locking.run(Array(rest), root: root, environment: environment, console: console, prompter: prompter, usage: spec.usage)
+            }
             let accessGroup: AccessGroup?
             do throws(KeychainError) { accessGroup = try groupName.map { (g) throws(KeychainError) in try AccessGroup(g) } } catch {
                 throw SecurityFailure.usage(error.description, HelpText.full)
@@ -118,6 +121,10 @@ public struct SecurityCommand {
         "find-internet-password": Verb(usage: HelpText.findInternet, values: internetMatch, flags: ["g", "w"], addsSecret: false, perform: { c in { try c.find(.internetPassword, $0) } }),
         "delete-internet-password": Verb(usage: HelpText.deleteInternet, values: internetMatch, flags: [], addsSecret: false, perform: { c in { try c.delete(.internetPassword, $0) } }),
         "dump-keychain": Verb(usage: HelpText.dump, values: [], flags: ["d"], addsSecret: false, perform: { c in { try c.dump($0) } }),
+        "lock-keychain": Verb(usage: HelpText.lock, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
+        "unlock-keychain": Verb(usage: HelpText.unlock, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
+        "create-keychain": Verb(usage: HelpText.create, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
+        "show-keychain-info": Verb(usage: HelpText.info, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
         "error": Verb(usage: HelpText.error, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
     ]
 }

@@ -43,13 +43,7 @@ extension SecurityCommand {
             console.err("security: warning: a secret given with -w is visible to other processes; pipe it on standard input or end the line with -w to be prompted\n")
             return SecureBytes(utf8: s)
         }
-        if !environment.standardInputIsTerminal && !o.promptForSecret {
-            var bytes = console.readStandardInput()
-            defer { SecureBytes.wipe(&bytes) }
-            var n = bytes.count
-            if n > 0 && bytes[n - 1] == 0x0A { n -= 1; if n > 0 && bytes[n - 1] == 0x0D { n -= 1 } }
-            return bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
+        if !environment.standardInputIsTerminal && !o.promptForSecret { return console.readSecretLine() }
         guard let first = prompter.readSecret(prompt: "password data for new item: ") else {
             throw .failure("cannot prompt for the secret: no terminal (pipe it on standard input)")
         }
@@ -63,6 +57,12 @@ extension SecurityCommand {
     func add(_ cls: ItemClass, _ o: VerbOptions) throws {
         let u = usage
         var a = ItemAttributes(itemClass: cls, accessGroup: accessGroup)
+        if let name = o.accessibility {
+            guard let c = Accessibility(name: name) else {
+                throw SecurityFailure.usage("unknown accessibility class '\(name)' (one of \(Accessibility.allCases.map(\.name).joined(separator: ", ")))", u)
+            }
+            a.accessibility = c
+        }
         a.account = o.values["a"] ?? ""
         a.comment = o.values["j"]
         a.description = o.values["D"]
@@ -101,6 +101,7 @@ extension SecurityCommand {
             if o.values["j"] != nil { changes.comment = .some(a.comment) }
             if o.values["D"] != nil { changes.description = .some(a.description) }
             if o.values["G"] != nil { changes.generic = .some(a.generic) }
+            if o.accessibility != nil { changes.accessibility = a.accessibility }
             do throws(KeychainError) { try keychain.update(q, with: changes, context: context) } catch {
                 throw SecurityFailure.keychain(error, function: "SecItemUpdate")
             }
@@ -168,7 +169,7 @@ extension SecurityCommand {
                 throw SecurityFailure.keychain(error, function: "SecKeychainSearchCopyNext")
             }
             for r in found {
-                var text = Listing.item(r.attributes!, directory: keychain.directory)
+                var text = Listing.item(r.attributes!, directory: keychain.directory, accessible: true)
                 if let d = r.data { text += "data:\n" + Listing.quoted(d) + "\n" }
                 console.out(text)
             }

@@ -2,7 +2,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 import Keychain
 import KeychainSecretService
 
-exit(KeychainBench.main(Array(CommandLine.arguments.dropFirst()), secretStore: getenv("DBUS_SESSION_BUS_ADDRESS") != nil ? LibSecretStore() : nil))
+let policy = DeviceKeyPolicy(configuration: Configuration(variable: { getenv($0).map { String(cString: $0) } }))
+exit(KeychainBench.main(Array(CommandLine.arguments.dropFirst()), secretStore: policy.secretStore, kernelKeys: policy.kernelKeys))

@@ -83,31 +83,33 @@ func stores() -> [(String, any SecretStore)] {
         #expect(s.files().contains("device.key"))
     }
 
-    /// The cache: a fetched key serves look-ups until forgotten, and a
-    /// cached key is always checked. Against the kernel keyring when the
-    /// kernel allows it.
+    /// The kernel's after-first-unlock keys serve afterFirstUnlock items
+    /// without the service until forgotten, never a whenUnlocked item, and a
+    /// bundle that fails its checks is never used. Against the kernel keyring
+    /// when the kernel allows it.
     @Test(arguments: stores().indices)
-    func aCachedKeyServesLookupsUntilForgottenAndIsAlwaysChecked(_ i: Int) throws {
+    func theKernelKeysServeAfterFirstUnlockItemsUntilForgottenAndAreAlwaysChecked(_ i: Int) throws {
         let store = stores()[i].1
         if store is LibSecretStore && !LibSecretStore.kernelCacheIsAvailable() { return }
         let s = KeychainScratch()
-        let policy = DeviceKeyPolicy(secretStore: store, cacheSeconds: 60)
+        let policy = DeviceKeyPolicy(secretStore: store, kernelKeys: .seconds(60))
         let app = try context("com.example.A")
-        try Keychain(root: s.root, policy: policy, now: testClock).add(generic("alice", "svc"), data: secret("pw"), context: app)
+        try Keychain(root: s.root, policy: policy, now: testClock).add(generic("alice", "svc", accessibility: .afterFirstUnlock), data: secret("pw"), context: app)
+        try Keychain(root: s.root, policy: policy, now: testClock).add(generic("alice", "wu"), data: secret("wu"), context: app)
         let deviceID = try #require(try s.keychain().deviceID())
         let cacheName = DeviceKey.cacheName(deviceID)
         defer { store.forgetCached(cacheName) }
-        #expect(text(try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app)[0].data) == "pw")
         try store.clear(schema: DeviceKey.schema, attributes: DeviceKey.serviceAttributes(root: s.root, deviceID: deviceID))
-        // The service item is gone, the cached key still opens the keychain ...
-        #expect(text(try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app)[0].data) == "pw")
-        // ... but not without the cache, and not once it is forgotten.
+        // The service item is gone, the kernel's keys still open the afterFirstUnlock item ...
+        #expect(text(try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(service: "svc"), context: app)[0].data) == "pw")
+        // ... but not a whenUnlocked one, not without the kernel keys, and not once they are forgotten.
         let expected = KeychainError.keyStoreUnavailable("the keychain records its key in the Secret Service, but the item for device \(deviceID) is gone")
+        #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(service: "wu"), context: app) }
         #expect(throws: expected) { _ = try Keychain(root: s.root, policy: DeviceKeyPolicy(secretStore: store), now: testClock).copyMatching(query(), context: app) }
         store.forgetCached(cacheName)
         #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app) }
-        // A wrong key in the cache is never used: it fails the key check.
-        store.cache(cacheName, SecureBytes.random(count: 32), seconds: 60)
+        // Wrong keys in the kernel are never used: they fail the checks in device.plist.
+        store.cache(cacheName, SecureBytes.random(count: 96), seconds: 60)
         #expect(throws: expected) { _ = try Keychain(root: s.root, policy: policy, now: testClock).copyMatching(query(), context: app) }
     }
 

@@ -47,7 +47,7 @@ import PropertyList
         let akk = try kek.groupKey(try group("com.example.A"), device: device, create: false)!
         let g = try group("com.example.A")
         func contents(_ bytes: [UInt8]) -> [String]? {
-            guard let file = try? GroupFile.decode(bytes, group: g, path: path, deviceID: device.record.deviceID, groupKey: akk) else { return nil }
+            guard let file = try? GroupFile.decode(bytes, group: g, path: path, deviceID: device.record.deviceID, groupKey: akk, classes: device) else { return nil }
             return try? file.items.indices.flatMap { i in [text(try file.secret(at: i)) ?? "", try file.attributes(at: i).account] }
         }
         let expected = contents(good)
@@ -100,7 +100,7 @@ import PropertyList
         let path = s.keychains + "/com.example.A.keychain"
         let device = try s.keychain().loadDevice(create: false)!
         let akk = try s.keychain().groupKey(try group("com.example.A"), device: device, create: false)!
-        let file = try GroupFile.decode(s.bytes(path)!, group: try group("com.example.A"), path: path, deviceID: device.record.deviceID, groupKey: akk)
+        let file = try GroupFile.decode(s.bytes(path)!, group: try group("com.example.A"), path: path, deviceID: device.record.deviceID, groupKey: akk, classes: device)
         // Even with a recomputed seal (an attacker who had the seal key),
         // a secret moved to another item fails its associated data.
         let first = file.items[0]
@@ -108,7 +108,7 @@ import PropertyList
         file.items[0].key = file.items[1].key
         #expect(throws: KeychainError.corrupt(path: path, reason: "an item's secret does not open")) { try file.secret(at: 0) }
         _ = first
-        let again = try GroupFile.decode(s.bytes(path)!, group: try group("com.example.A"), path: path, deviceID: device.record.deviceID, groupKey: akk)
+        let again = try GroupFile.decode(s.bytes(path)!, group: try group("com.example.A"), path: path, deviceID: device.record.deviceID, groupKey: akk, classes: device)
         again.items[0].meta = again.items[1].meta
         #expect(throws: KeychainError.corrupt(path: path, reason: "the attributes of an item do not open")) { try again.attributes(at: 0) }
         _ = a
@@ -181,9 +181,9 @@ import PropertyList
         let (_, a, _) = try setUp(s)
         let path = s.keychains + "/com.example.A.keychain"
         var top = try PlistCodec.decode(s.bytes(path)!).dictionaryValue!
-        top["FormatVersion"] = .integer(2)
+        top["FormatVersion"] = .integer(3)
         try s.write(try PlistCodec.encode(.dictionary(top), format: .binary), path)
-        #expect(throws: KeychainError.versionTooNew(path: path, found: 2, supported: 1)) {
+        #expect(throws: KeychainError.versionTooNew(path: path, found: 3, supported: 2)) {
             _ = try s.keychain().copyMatching(query(), context: a)
         }
     }

@@ -11,17 +11,60 @@ public enum ItemClass: String, Sendable, CaseIterable {
 /// When an item may be read, and whether it may leave this device
 /// (`kSecAttrAccessible…`; raw values are Apple's `pdmn` codes).
 ///
-/// AppHome has no device lock: "when unlocked" means the device root key is
-/// loaded. What matters is the ThisDeviceOnly dimension: those items never
+/// Each class has its own class key (see `Schemas/keychain.md`), and the
+/// class decides when that key is open: `whenUnlocked…` while the store
+/// holding the device root key is unlocked, `afterFirstUnlock…` from the
+/// first unlock since boot, `whenPasscodeSetThisDeviceOnly` like
+/// `whenUnlockedThisDeviceOnly` but only when the device root key is
+/// protected (never with a plain key file). ThisDeviceOnly items never
 /// migrate to another device.
 public enum Accessibility: String, Sendable, CaseIterable {
     case whenUnlocked = "ak"
     case afterFirstUnlock = "ck"
     case whenUnlockedThisDeviceOnly = "aku"
     case afterFirstUnlockThisDeviceOnly = "cku"
+    case whenPasscodeSetThisDeviceOnly = "akpu"
 
     /// Whether the item stays on the device that made it.
-    public var isThisDeviceOnly: Bool { self == .whenUnlockedThisDeviceOnly || self == .afterFirstUnlockThisDeviceOnly }
+    public var isThisDeviceOnly: Bool { self != .whenUnlocked && self != .afterFirstUnlock }
+
+    /// Whether the class stays open after the first unlock since boot,
+    /// while the store is locked again.
+    public var opensAfterFirstUnlock: Bool { self == .afterFirstUnlock || self == .afterFirstUnlockThisDeviceOnly }
+
+    /// Apple's name without the `kSecAttrAccessible` prefix, first letter
+    /// lower case (`afterFirstUnlockThisDeviceOnly`).
+    public var name: String {
+        switch self {
+        case .whenUnlocked: return "whenUnlocked"
+        case .afterFirstUnlock: return "afterFirstUnlock"
+        case .whenUnlockedThisDeviceOnly: return "whenUnlockedThisDeviceOnly"
+        case .afterFirstUnlockThisDeviceOnly: return "afterFirstUnlockThisDeviceOnly"
+        case .whenPasscodeSetThisDeviceOnly: return "whenPasscodeSetThisDeviceOnly"
+        }
+    }
+
+    /// The class called `name` (as ``name`` gives it; the first letter's
+    /// case and a `kSecAttrAccessible` prefix are ignored).
+    public init?(name: String) {
+        var n = Substring(name)
+        if n.hasPrefix("kSecAttrAccessible") { n = n.dropFirst(18) }
+        guard let first = n.first else { return nil }
+        let normalized = first.lowercased() + n.dropFirst()
+        guard let found = Self.allCases.first(where: { $0.name == normalized }) else { return nil }
+        self = found
+    }
+
+    /// The class key's number under the device root key (`crypto_kdf` id).
+    var classKeyID: UInt64 {
+        switch self {
+        case .whenUnlocked: return 1
+        case .afterFirstUnlock: return 2
+        case .whenUnlockedThisDeviceOnly: return 3
+        case .afterFirstUnlockThisDeviceOnly: return 4
+        case .whenPasscodeSetThisDeviceOnly: return 5
+        }
+    }
 }
 
 /// Everything about one item but its secret.

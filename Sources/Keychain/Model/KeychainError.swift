@@ -21,6 +21,9 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case versionTooNew(path: String, found: Int, supported: Int)
     /// The device root key does not open this keychain (errSecAuthFailed).
     case wrongKey(String)
+    /// The password or passphrase given to unlock the keychain is wrong
+    /// (errSecAuthFailed); the reason names what refused it.
+    case wrongPassphrase(String)
     /// A backup password that does not open the backup it was given for.
     case wrongBackupPassword
     /// The device root key cannot be had: the recorded store is missing or
@@ -28,6 +31,9 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     case keyStoreUnavailable(String)
     /// The Secret Service reported an error (by GError domain and code).
     case secretService(domain: String, code: Int32, message: String)
+    /// The item's class is not open now: the keychain is locked, or was not
+    /// unlocked since boot (errSecInteractionNotAllowed). The reason says which.
+    case interactionNotAllowed(String)
     /// An operating-system failure.
     case system(SystemError)
     /// A failure prefsd reported for a keychain call it made for this
@@ -52,8 +58,9 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidParameter, .invalidAccessGroup: return -50
         case .missingEntitlement: return -34018
         case .corrupt, .versionTooNew: return -26275
-        case .wrongKey, .wrongBackupPassword: return -25293
+        case .wrongKey, .wrongBackupPassword, .wrongPassphrase: return -25293
         case .keyStoreUnavailable, .secretService: return -25291
+        case .interactionNotAllowed: return -25308
         case .system: return -2070 // errSecInternalComponent
         case .service(let status, _): return status
         }
@@ -71,8 +78,10 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the keychain file \(path) has format version \(found); this AppHome reads up to \(supported)"
         case .wrongKey(let why): return "the device root key does not open this keychain: \(why)"
         case .wrongBackupPassword: return "the backup password is wrong"
+        case .wrongPassphrase(let why): return "The user name or passphrase you entered is not correct. (\(why))"
         case .keyStoreUnavailable(let why): return "the keychain's device root key is unavailable: \(why)"
         case .secretService(let domain, let code, let message): return "Secret Service error (\(domain) \(code)): \(message)"
+        case .interactionNotAllowed(let why): return "User interaction is not allowed. (\(why))"
         case .system(let e): return e.description
         case .service(_, let message): return message
         }

@@ -11,6 +11,10 @@ public enum DeviceKeyStoreKind: String, Sendable, CaseIterable {
     case secretService = "secret-service"
     /// A 0600 file `<root>/Keychains/device.key`.
     case file = "file"
+    /// A 0600 file `<root>/Keychains/device.pkey`: the key sealed under an
+    /// Argon2id key from a passphrase; `security unlock-keychain` opens it
+    /// for the session (until `lock-keychain`, reboot or logout).
+    case passphraseFile = "passphrase-file"
 }
 
 /// How to find or make the device root key. `main` decides (from the
@@ -21,17 +25,40 @@ public struct DeviceKeyPolicy: Sendable {
     public var secretStore: (any SecretStore)?
     /// Forces the key file even when a Secret Service is reachable.
     public var forceFile: Bool
-    /// Seconds a key fetched from the Secret Service stays in the store's
-    /// short-lived cache (the kernel's user keyring for the real service),
-    /// so that a command run many times does not ask the service every
-    /// time; 0 disables the cache. A cached key is checked against the
-    /// key-check value on every use.
-    public var cacheSeconds: UInt32
+    /// How long the after-first-unlock class keys stay in the kernel's user
+    /// keyring once the device root key was had (``KernelKeyLifetime``).
+    public var kernelKeys: KernelKeyLifetime
 
-    public init(secretStore: (any SecretStore)? = nil, forceFile: Bool = false, cacheSeconds: UInt32 = 0) {
+    /// How long the after-first-unlock keys stay in the kernel's user keyring.
+    public enum KernelKeyLifetime: Sendable, Equatable {
+        /// Not kept: `afterFirstUnlock…` items close with the store.
+        case off
+        /// Until the user keyring goes (reboot, or the user's last logout).
+        case untilReboot
+        /// At most this many seconds (tests, cautious set-ups).
+        case seconds(UInt32)
+    }
+
+    /// Where the after-first-unlock keys (and a passphrase keychain's
+    /// unlocked session) are kept: the kernel's user keyring for real use.
+    /// Defaults to `secretStore`.
+    public var keyCache: (any KernelKeyCache)?
+
+    public init(secretStore: (any SecretStore)? = nil, forceFile: Bool = false, kernelKeys: KernelKeyLifetime = .off,
+                keyCache: (any KernelKeyCache)? = nil) {
         self.secretStore = secretStore
         self.forceFile = forceFile
-        self.cacheSeconds = cacheSeconds
+        self.kernelKeys = kernelKeys
+        self.keyCache = keyCache ?? secretStore
+    }
+
+    /// The kernel's timeout for kept keys, or `nil` when none are kept.
+    var kernelSeconds: UInt32? {
+        switch kernelKeys {
+        case .off: return nil
+        case .untilReboot: return 0
+        case .seconds(let n): return n
+        }
     }
 
     /// The key file only; for tests and machines without a Secret Service.
@@ -39,25 +66,33 @@ public struct DeviceKeyPolicy: Sendable {
 }
 
 /// `<root>/Keychains/device.plist`: which store holds the device root key,
-/// the device id, and a key-check value sealed under the key.
+/// the device id, a key-check value sealed under the key and (format 2) the
+/// check values of the keys kept in the kernel after the first unlock.
 struct DeviceRecord: Equatable {
-    static let formatVersion = 1
+    static let formatVersion = 2
     var deviceID: String
     var store: DeviceKeyStoreKind
     var keyCheck: [UInt8]
+    /// 1 for a keychain not yet moved to class keys.
+    var version: Int = DeviceRecord.formatVersion
+    /// Format 2: check boxes of the key-encryption key and the
+    /// after-first-unlock class keys, by name (`kek`, `ck`, `cku`).
+    var classChecks: [String: [UInt8]] = [:]
 
     func encoded() throws(KeychainError) -> [UInt8] {
-        let d: [String: PlistValue] = [
-            "FormatVersion": .integer(Int128(Self.formatVersion)),
+        var d: [String: PlistValue] = [
+            "FormatVersion": .integer(Int128(version)),
             "DeviceID": .string(deviceID),
             "RootKeyStore": .string(store.rawValue),
             "KeyCheck": .data(keyCheck),
         ]
+        if version >= 2 { d["ClassKeyChecks"] = .dictionary(classChecks.mapValues { .data($0) }) }
         return try KeychainError.binaryPlist(d)
     }
 
-    init(deviceID: String, store: DeviceKeyStoreKind, keyCheck: [UInt8]) {
+    init(deviceID: String, store: DeviceKeyStoreKind, keyCheck: [UInt8], version: Int = DeviceRecord.formatVersion, classChecks: [String: [UInt8]] = [:]) {
         self.deviceID = deviceID; self.store = store; self.keyCheck = keyCheck
+        self.version = version; self.classChecks = classChecks
     }
 
     init(decoding bytes: [UInt8], path: String) throws(KeychainError) {
@@ -65,13 +100,21 @@ struct DeviceRecord: Equatable {
         guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("not a property list dictionary") }
         guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
         if v > Int128(Self.formatVersion) { throw .versionTooNew(path: path, found: Int(clamping: v), supported: Self.formatVersion) }
-        guard v == 1 else { throw corrupt("FormatVersion \(v) is not valid") }
+        guard v == 1 || v == 2 else { throw corrupt("FormatVersion \(v) is not valid") }
         guard case .string(let id)? = top["DeviceID"], id.utf8.count == 36 else { throw corrupt("DeviceID is missing") }
         guard case .string(let s)? = top["RootKeyStore"], let store = DeviceKeyStoreKind(rawValue: s) else {
             throw corrupt("RootKeyStore is missing or unknown")
         }
         guard case .data(let check)? = top["KeyCheck"] else { throw corrupt("KeyCheck is missing") }
-        self.init(deviceID: id, store: store, keyCheck: check)
+        var checks: [String: [UInt8]] = [:]
+        if v == 2 {
+            guard case .dictionary(let d)? = top["ClassKeyChecks"] else { throw corrupt("ClassKeyChecks is missing") }
+            for name in ClassKeys.cachedNames {
+                guard case .data(let box)? = d[name] else { throw corrupt("ClassKeyChecks has no '\(name)'") }
+                checks[name] = box
+            }
+        }
+        self.init(deviceID: id, store: store, keyCheck: check, version: Int(v), classChecks: checks)
     }
 }
 
@@ -88,7 +131,7 @@ public enum DeviceKey {
         return e.bytes
     }
 
-    /// The cache entry's name for a device's key.
+    /// The kernel key holding a device's after-first-unlock keys.
     public static func cacheName(_ deviceID: String) -> String { "apphome-keychain:" + deviceID }
 
     /// The attributes of the device root key item.
@@ -96,43 +139,89 @@ public enum DeviceKey {
         ["apphome-root": root, "apphome-device": deviceID]
     }
 
-    /// The key from `record`'s store (or the kernel cache), verified against its key-check value.
-    static func load(_ record: DeviceRecord, directory: String, root: String, policy: DeviceKeyPolicy) throws(KeychainError) -> SecureBytes {
-        let check = { (key: SecureBytes) -> Bool in
-            Sodium.open(record.keyCheck, key: Sodium.deriveKey(key, id: 2, context: "kcCheck_"), ad: checkAD(record.deviceID)) != nil
-        }
-        let cacheKey = cacheName(record.deviceID)
-        let service = policy.secretStore
-        if record.store == .secretService && policy.cacheSeconds > 0, let cached = service?.cached(cacheKey), check(cached) {
-            return cached
-        }
-        let key: SecureBytes
+    static func checks(_ record: DeviceRecord, _ key: SecureBytes) -> Bool {
+        Sodium.open(record.keyCheck, key: Sodium.deriveKey(key, id: 2, context: "kcCheck_"), ad: checkAD(record.deviceID)) != nil
+    }
+
+    /// The keys `record`'s store gives now: everything when the device root
+    /// key can be had; with the Secret Service locked, the after-first-unlock
+    /// keys from the kernel when this boot saw an unlock.
+    ///
+    /// - Throws: ``KeychainError/interactionNotAllowed(_:)`` when the store is
+    ///   locked and nothing is in the kernel; ``KeychainError/keyStoreUnavailable(_:)``
+    ///   when the store or its item is gone.
+    static func open(_ record: DeviceRecord, directory: String, root: String, policy: DeviceKeyPolicy) throws(KeychainError) -> ClassKeys {
         switch record.store {
         case .file:
             let path = directory + "/device.key"
-            guard let k = try readKeyFile(path) else {
+            guard let key = try readKeyFile(path) else {
                 throw .keyStoreUnavailable("the keychain records its key in the key file \(path), which is missing")
             }
-            key = k
+            guard checks(record, key) else {
+                throw .wrongKey("the key-check value does not match (the key in the key file belongs to another keychain)")
+            }
+            return ClassKeys(record: record, rootKey: key, protected: false)
+        case .passphraseFile:
+            let locked = "the keychain is locked: run `security unlock-keychain` with its passphrase"
+            if let session = policy.keyCache?.cached(sessionName(record.deviceID)), session.count == Sodium.keyBytes, checks(record, session) {
+                return ClassKeys(record: record, rootKey: session, protected: true)
+            }
+            if policy.kernelKeys != .off, let bundle = policy.keyCache?.cached(cacheName(record.deviceID)),
+               let keys = ClassKeys(record: record, bundle: bundle, loadRoot: { () throws(KeychainError) -> SecureBytes in throw .interactionNotAllowed(locked) }) {
+                return keys
+            }
+            throw .interactionNotAllowed("the keychain has not been unlocked since the system started: run `security unlock-keychain` with its passphrase")
         case .secretService:
-            guard let service else {
+            guard let service = policy.secretStore else {
                 throw .keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (no session bus)")
             }
-            let found: SecureBytes?
-            do { found = try service.lookup(schema: schema, attributes: serviceAttributes(root: root, deviceID: record.deviceID)) } catch {
-                throw .keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (\(error))")
+            let attributes = serviceAttributes(root: root, deviceID: record.deviceID)
+            let fetch = { (why: String) throws(KeychainError) -> SecureBytes in
+                try fetchFromService(service, attributes: attributes, record: record, lockedReason: why)
             }
-            guard let hex = found else {
-                throw .keyStoreUnavailable("the keychain records its key in the Secret Service, but the item for device \(record.deviceID) is gone")
+            let cacheKey = cacheName(record.deviceID)
+            if record.version >= 2 && policy.kernelKeys != .off, let bundle = policy.keyCache?.cached(cacheKey),
+               let keys = ClassKeys(record: record, bundle: bundle, loadRoot: { () throws(KeychainError) -> SecureBytes in
+                   try fetch("the keychain is locked: the Secret Service collection holding its device key is locked")
+               }) {
+                return keys
             }
-            guard let k = fromHex(hex) else { throw .wrongKey("the Secret Service item does not hold a 32-byte key") }
-            key = k
+            let key = try fetch("the keychain has not been unlocked since the system started: the Secret Service collection holding its device key is locked")
+            let keys = ClassKeys(record: record, rootKey: key, protected: true)
+            keepAfterFirstUnlockKeys(keys, policy: policy)
+            return keys
         }
-        guard check(key) else {
-            throw .wrongKey("the key-check value does not match (the key in the \(record.store == .file ? "key file" : "Secret Service") belongs to another keychain)")
+    }
+
+    /// The kernel key holding a passphrase keychain's unlocked device key.
+    public static func sessionName(_ deviceID: String) -> String { "apphome-keychain-session:" + deviceID }
+
+    /// Puts the after-first-unlock keys in the kernel (format 2 only).
+    static func keepAfterFirstUnlockKeys(_ keys: ClassKeys, policy: DeviceKeyPolicy) {
+        guard keys.record.version >= 2, keys.record.store != .file, let cache = policy.keyCache, let seconds = policy.kernelSeconds else { return }
+        guard let bundle = keys.afterFirstUnlockBundle() else { return }
+        cache.cache(cacheName(keys.record.deviceID), bundle, seconds: seconds)
+    }
+
+    /// The device root key from the Secret Service, checked; never prompts.
+    static func fetchFromService(_ service: any SecretStore, attributes: [String: String], record: DeviceRecord,
+                                 lockedReason: String) throws(KeychainError) -> SecureBytes {
+        let state: SecretLookup
+        do { state = try service.lookupState(schema: schema, attributes: attributes) } catch {
+            throw .keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (\(error))")
         }
-        if record.store == .secretService && policy.cacheSeconds > 0 { service?.cache(cacheKey, key, seconds: policy.cacheSeconds) }
-        return key
+        switch state {
+        case .missing:
+            throw .keyStoreUnavailable("the keychain records its key in the Secret Service, but the item for device \(record.deviceID) is gone")
+        case .locked:
+            throw .interactionNotAllowed(lockedReason)
+        case .found(let hex):
+            guard let key = fromHex(hex) else { throw .wrongKey("the Secret Service item does not hold a 32-byte key") }
+            guard checks(record, key) else {
+                throw .wrongKey("the key-check value does not match (the key in the Secret Service belongs to another keychain)")
+            }
+            return key
+        }
     }
 
     /// Makes a new key, stores it in the chosen store and returns the record to write.
@@ -158,13 +247,14 @@ public enum DeviceKey {
             do { try FileSystem.writeAtomically(bytes, to: directory + "/device.key") } catch { throw .system(error) }
         }
         let check = Sodium.deriveKey(key, id: 2, context: "kcCheck_")
-        let record = DeviceRecord(deviceID: deviceID, store: store, keyCheck: Sodium.seal(checkConstant, key: check, ad: checkAD(deviceID)))
+        var record = DeviceRecord(deviceID: deviceID, store: store, keyCheck: Sodium.seal(checkConstant, key: check, ad: checkAD(deviceID)))
+        record.classChecks = ClassKeys.checkBoxes(rootKey: key, deviceID: deviceID)
         return (record, key)
     }
 
     /// Reads the key file, refusing one readable by others or owned by another user.
     static func readKeyFile(_ path: String) throws(KeychainError) -> SecureBytes? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw .system(SystemError("open", path: path, errno: errno))

@@ -11,6 +11,9 @@ struct StoredItem: Equatable {
     var meta: [UInt8]
     var key: [UInt8]
     var secret: [UInt8]
+    /// How `key` is wrapped: 1, by the group key only (format 1); 2, by the
+    /// group key and then the item's class key.
+    var wrap: Int = GroupFile.formatVersion
 }
 
 /// An access group's key (AKK) and its subkeys, derived once per key; an
@@ -38,7 +41,7 @@ final class GroupKeys {
 /// file seal verified. See
 /// `Schemas/keychain.md` for the format and the associated data.
 final class GroupFile {
-    static let formatVersion = 1
+    static let formatVersion = 2
     static let keyCheckConstant: [UInt8] = Array("AppHome keychain group key check".utf8)
 
     let group: AccessGroup
@@ -52,11 +55,16 @@ final class GroupFile {
     var sealKey: SecureBytes { keys.sealKey }
     let keyCheck: [UInt8]
     var items: [StoredItem]
+    /// The class keys of this call.
+    let classes: ClassKeys
+    /// The version the file was read as (a new file: the current one).
+    private(set) var version: Int
     private var cache: [Int: ItemAttributes] = [:]
 
-    private init(group: AccessGroup, path: String, deviceID: String, keys: GroupKeys, keyCheck: [UInt8], items: [StoredItem]) {
+    private init(group: AccessGroup, path: String, deviceID: String, keys: GroupKeys, keyCheck: [UInt8], items: [StoredItem],
+                 classes: ClassKeys, version: Int) {
         self.group = group; self.path = path; self.deviceID = deviceID; self.keys = keys
-        self.keyCheck = keyCheck; self.items = items
+        self.keyCheck = keyCheck; self.items = items; self.classes = classes; self.version = version
     }
 
     // MARK: Associated data
@@ -74,9 +82,9 @@ final class GroupFile {
     }
 
     /// format version ‖ purpose ‖ group ‖ class ‖ primary key ‖ accessibility ‖ synchronizable ‖ item id ‖ generation.
-    func itemAD(_ purpose: String, _ a: ItemAttributes, id: [UInt8], generation: UInt64) -> [UInt8] {
+    func itemAD(_ purpose: String, _ a: ItemAttributes, id: [UInt8], generation: UInt64, format: String = "AHKC/1") -> [UInt8] {
         var e = CanonicalEncoder()
-        e.append("AHKC/1"); e.append(purpose); e.append(group.rawValue); e.append(a.itemClass.rawValue)
+        e.append(format); e.append(purpose); e.append(group.rawValue); e.append(a.itemClass.rawValue)
         for f in a.primaryKeyFields { e.append(f) }
         e.append(a.accessibility.rawValue); e.append(a.synchronizable ? "1" : "0"); e.append(id); e.append(generation)
         return e.bytes
@@ -93,18 +101,20 @@ final class GroupFile {
     // MARK: Create, read, write
 
     /// A new, empty group file for the group key `keys`.
-    static func create(group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys) -> GroupFile {
+    static func create(group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys, classes: ClassKeys) -> GroupFile {
         let check = Sodium.seal(keyCheckConstant, key: keys.groupKey, ad: keyCheckAD(group: group))
-        return GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: [])
+        return GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: [],
+                         classes: classes, version: formatVersion)
     }
 
     /// Verifies and opens a group file's bytes (also those carried in a backup).
-    static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys) throws(KeychainError) -> GroupFile {
+    static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys,
+                       classes: ClassKeys) throws(KeychainError) -> GroupFile {
         func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
         guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
         guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
         if v > Int128(formatVersion) { throw .versionTooNew(path: path, found: Int(clamping: v), supported: formatVersion) }
-        guard v == 1 else { throw corrupt("FormatVersion \(v) is not valid") }
+        guard v == 1 || v == 2 else { throw corrupt("FormatVersion \(v) is not valid") }
         guard case .string(let g)? = top["AccessGroup"] else { throw corrupt("AccessGroup is missing") }
         guard g == group.rawValue else { throw corrupt("it belongs to the access group '\(g)', not '\(group.rawValue)'") }
         guard case .string(let dev)? = top["DeviceID"] else { throw corrupt("DeviceID is missing") }
@@ -126,9 +136,10 @@ final class GroupFile {
                   case .data(let key)? = d["Key"], case .data(let secret)? = d["Secret"] else {
                 throw corrupt("item \(i) is malformed")
             }
-            items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret))
+            items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret, wrap: Int(v)))
         }
-        let file = GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: items)
+        let file = GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: items,
+                             classes: classes, version: Int(v))
         guard Sodium.equal(file.computeSeal(), seal) else {
             throw corrupt("the file seal does not match (records changed, removed, added or reordered)")
         }
@@ -138,7 +149,7 @@ final class GroupFile {
     /// The keyed hash over the header and every record, in order.
     func computeSeal() -> [UInt8] {
         var e = CanonicalEncoder()
-        e.append("AHKC/1"); e.append("seal"); e.append(group.rawValue); e.append(deviceID)
+        e.append("AHKC/1"); e.append(version == 1 ? "seal" : "seal/2"); e.append(group.rawValue); e.append(deviceID)
         e.append(keyCheck); e.append(UInt64(items.count))
         for item in items {
             e.append(item.id); e.append(item.generation); e.append(item.tag); e.append(item.meta); e.append(item.key); e.append(item.secret)
@@ -147,6 +158,7 @@ final class GroupFile {
     }
 
     func encoded() throws(KeychainError) -> [UInt8] {
+        try upgrade()
         let list: [PlistValue] = items.map {
             .dictionary(["ID": .data($0.id), "Generation": .integer(Int128($0.generation)), "Tag": .data($0.tag),
                          "Meta": .data($0.meta), "Key": .data($0.key), "Secret": .data($0.secret)])
@@ -160,6 +172,30 @@ final class GroupFile {
             "Seal": .data(computeSeal()),
         ]
         return try KeychainError.binaryPlist(top)
+    }
+
+    /// Moves a format-1 file to format 2: every item key wrapped by the group
+    /// key alone is wrapped again, under the group key and then its class key
+    /// (the secret boxes stay as they are). Needs the class key of every such
+    /// item: ``KeychainError/interactionNotAllowed(_:)`` otherwise.
+    func upgrade() throws(KeychainError) {
+        for i in items.indices where items[i].wrap == 1 {
+            let a = try attributes(at: i)
+            let item = items[i]
+            guard let idk = Sodium.open(item.key, key: groupKey, ad: itemAD("item-key", a, id: item.id, generation: item.generation)) else {
+                throw .corrupt(path: path, reason: "an item's key does not open")
+            }
+            items[i].key = try wrapItemKey(idk, a, id: item.id, generation: item.generation)
+            items[i].wrap = 2
+        }
+        version = Self.formatVersion
+    }
+
+    /// The item key sealed under the group key, then under the class key.
+    func wrapItemKey(_ idk: SecureBytes, _ a: ItemAttributes, id: [UInt8], generation: UInt64) throws(KeychainError) -> [UInt8] {
+        let ck = try classes.classKey(a.accessibility)
+        let inner = Sodium.seal(idk, key: groupKey, ad: itemAD("item-key", a, id: id, generation: generation, format: "AHKC/2"))
+        return Sodium.seal(inner, key: ck, ad: itemAD("item-key-class", a, id: id, generation: generation, format: "AHKC/2"))
     }
 
     /// Writes the file atomically and durably (0600); an empty group's file is removed.
@@ -195,7 +231,18 @@ final class GroupFile {
     func secret(at index: Int) throws(KeychainError) -> SecureBytes {
         let a = try attributes(at: index)
         let item = items[index]
-        guard let idk = Sodium.open(item.key, key: groupKey, ad: itemAD("item-key", a, id: item.id, generation: item.generation)),
+        let idk: SecureBytes?
+        if item.wrap == 1 {
+            _ = try classes.classKey(a.accessibility) // the class rules hold for an old item too
+            idk = Sodium.open(item.key, key: groupKey, ad: itemAD("item-key", a, id: item.id, generation: item.generation))
+        } else {
+            let ck = try classes.classKey(a.accessibility)
+            idk = Sodium.open(item.key, key: ck, ad: itemAD("item-key-class", a, id: item.id, generation: item.generation, format: "AHKC/2"))
+                .flatMap { inner in
+                    Sodium.open(inner.exposedCopy(), key: groupKey, ad: itemAD("item-key", a, id: item.id, generation: item.generation, format: "AHKC/2"))
+                }
+        }
+        guard let idk,
               let secret = Sodium.open(item.secret, key: idk, ad: itemAD("secret", a, id: item.id, generation: item.generation)) else {
             throw .corrupt(path: path, reason: "an item's secret does not open")
         }
@@ -212,7 +259,7 @@ final class GroupFile {
         defer { Sodium.wipe(&plain) }
         let meta = Sodium.seal(plain, key: metaKey, ad: metaAD(id: id, generation: generation, tag: t))
         let idk = SecureBytes.random(count: Sodium.keyBytes)
-        let key = Sodium.seal(idk, key: groupKey, ad: itemAD("item-key", a, id: id, generation: generation))
+        let key = try wrapItemKey(idk, a, id: id, generation: generation)
         let sealed = Sodium.seal(secret, key: idk, ad: itemAD("secret", a, id: id, generation: generation))
         return StoredItem(id: id, generation: generation, tag: t, meta: meta, key: key, secret: sealed)
     }

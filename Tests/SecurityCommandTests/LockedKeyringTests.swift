@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AppHomeSystem
+import Foundation
+import Keychain
+import KeychainSecretService
+import PrefsService
+import PropertyList
+import Testing
+
+/// The password scripts/with-keyring.sh unlocks its throw-away keyring with.
+let testKeyringPassword = "apphome-ci-keyring"
+
+/// Locks the login collection as a screen locker does: over D-Bus with
+/// `org.freedesktop.Secret.Service.Lock` (never `secret-tool lock`, which
+/// crashes on Debian 12).
+func lockLoginCollectionOverDBus() throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/gdbus")
+    p.arguments = ["call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+                   "--method", "org.freedesktop.Secret.Service.Lock", "['/org/freedesktop/secrets/collection/login']"]
+    p.standardOutput = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 0)
+}
+
+/// Accessibility classes against the real gnome-keyring of the headless
+/// session: the login collection locked over D-Bus, each class read through
+/// `security` directly and through prefsd, unlocked again, and a reboot
+/// simulated by dropping the kernel's after-first-unlock keys.
+///
+/// These lock the one keyring the whole run shares, so they run on their
+/// own: `make test` runs them in a second pass with `APPHOME_TEST_LOCKING=1`.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["APPHOME_TEST_LOCKING"] == "1"))
+struct LockedKeyringTests {
+    static let classes = Accessibility.allCases
+    static let openAfterFirstUnlock: [Accessibility] = [.afterFirstUnlock, .afterFirstUnlockThisDeviceOnly]
+
+    /// A root with app A whose keychain keeps its key in the real Secret Service.
+    final class Setup {
+        let scratch: SecurityScratch
+        let service: InProcessService?
+        let environment: [String: String]
+        let socket: String
+
+        init(daemon: Bool) throws {
+            scratch = SecurityScratch()
+            try scratch.install("com.example.A")
+            socket = scratch.path + "/run/prefsd.sock"
+            let bus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] ?? ""
+            // Kernel keys expire after a while, so test runs leave none behind.
+            let keyEnvironment = ["APPHOME_KEYCHAIN_KEY_STORE": "auto", "DBUS_SESSION_BUS_ADDRESS": bus, "APPHOME_KEYCHAIN_KEY_CACHE": "600"]
+            if daemon {
+                var configuration = ServerConfiguration(root: scratch.root, socketPath: socket, ownerUID: getuid(), log: { _ in })
+                configuration.keychainPolicy = DeviceKeyPolicy(configuration: Configuration(variable: { keyEnvironment[$0] }))
+                configuration.keychainClock = { PlistDate(secondsSince1970: 1_800_000_000) }
+                service = try InProcessService(configuration: configuration)
+                environment = keyEnvironment.merging(["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket]) { $1 }
+            } else {
+                service = nil
+                environment = keyEnvironment.merging(["APPHOME_PREFSD": "off"]) { $1 }
+            }
+        }
+
+        func run(_ args: [String], stdin: String? = nil) -> (status: Int32, out: String, err: String) {
+            scratch.run(args, stdin: stdin, extra: environment)
+        }
+
+        /// The keychain as the commands open it (for the simulated reboot).
+        func keychain() -> Keychain {
+            Keychain(root: scratch.root, policy: DeviceKeyPolicy(configuration: Configuration(variable: { environment[$0] })), now: { PlistDate(secondsSince1970: 1_800_000_000) })
+        }
+
+        func addOneOfEach() {
+            for c in LockedKeyringTests.classes {
+                let r = run(["add-generic-password", "-a", "me", "-s", c.name, "--accessibility", c.name], stdin: "s-\(c.name)\n")
+                #expect(r.status == 0, "\(c.name): \(r)")
+            }
+        }
+
+        /// The classes whose item `security find-generic-password -w` reads now;
+        /// the others must fail with -25308 and macOS's words.
+        func readable() -> [Accessibility] {
+            LockedKeyringTests.classes.filter { c in
+                let r = run(["find-generic-password", "-a", "me", "-s", c.name, "-w"])
+                if r.status == 0 { #expect(r.out == "s-\(c.name)\n"); return true }
+                #expect(r.status == 36, "\(c.name): \(r)")
+                #expect(r.err.hasPrefix("security: SecKeychainSearchCopyNext: User interaction is not allowed. ("), "\(r.err)")
+                return false
+            }
+        }
+
+        func unlock() {
+            let r = run(["unlock-keychain"], stdin: testKeyringPassword + "\n")
+            #expect(r.status == 0, "\(r)")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aLockedCollectionClosesTheWhenUnlockedClassesAndUnlockingReopensThem(daemon: Bool) throws {
+        let s = try Setup(daemon: daemon)
+        defer { s.unlock() }
+        s.addOneOfEach()
+        #expect(s.readable() == Self.classes)
+        try lockLoginCollectionOverDBus()
+        #expect(s.run(["show-keychain-info"]).out.contains("\" locked\n"))
+        #expect(s.readable() == Self.openAfterFirstUnlock)
+        // Writes of a closed class fail too; the open classes take them.
+        #expect(s.run(["add-generic-password", "-a", "me", "-s", "new"], stdin: "x\n").status == 36)
+        #expect(s.run(["add-generic-password", "-a", "me", "-s", "bg", "--accessibility", "afterFirstUnlock"], stdin: "bg\n").status == 0)
+        #expect(s.run(["find-generic-password", "-a", "me", "-s", "bg", "-w"]).out == "bg\n")
+        s.unlock()
+        #expect(s.run(["show-keychain-info"]).out.contains("\" unlocked\n"))
+        #expect(s.readable() == Self.classes)
+    }
+
+    @Test func securityLockKeychainLocksTheCollectionAndAWrongPasswordIsRefused() throws {
+        let s = try Setup(daemon: false)
+        defer { s.unlock() }
+        s.addOneOfEach()
+        let lock = s.run(["lock-keychain"])
+        #expect(lock.status == 0 && lock.err.isEmpty, "\(lock)")
+        #expect(s.readable() == Self.openAfterFirstUnlock)
+        let wrong = s.run(["unlock-keychain"], stdin: "not the password\n")
+        #expect(wrong.status != 0 && wrong.err.contains("refused the password"), "\(wrong)")
+        #expect(s.readable() == Self.openAfterFirstUnlock)
+        s.unlock()
+        #expect(s.readable() == Self.classes)
+    }
+
+    /// A reboot, simulated by dropping the kernel's key `apphome-keychain:<device id>`:
+    /// with the collection locked nothing opens until the next unlock.
+    @Test(arguments: [false, true])
+    func afterASimulatedRebootNothingOpensUntilTheFirstUnlock(daemon: Bool) throws {
+        let s = try Setup(daemon: daemon)
+        defer { s.unlock() }
+        s.addOneOfEach()
+        try lockLoginCollectionOverDBus()
+        try s.keychain().forgetAfterFirstUnlockKeys()
+        #expect(s.readable() == [])
+        #expect(s.run(["show-keychain-info"]).out.contains("afterFirstUnlock items: closed"))
+        s.unlock()
+        try lockLoginCollectionOverDBus()
+        #expect(s.readable() == Self.openAfterFirstUnlock)
+    }
+}
