@@ -52,11 +52,11 @@ public enum PlistCodec {
     /// The first characters of text in any encoding ``TextEncoding`` knows,
     /// as ASCII bytes (anything else as 0x80), enough to tell XML from
     /// old-style text without converting a whole file.
-    private static func asciiOpening(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+    private static func asciiOpening(_ bytes: [UInt8]) -> [UInt8] {
         let (encoding, mark) = TextEncoding.detect(bytes)
         let width: Int
         switch encoding {
-        case .utf8: return bytes[mark..<min(bytes.count, mark + 64)]
+        case .utf8: return Array(bytes[mark..<min(bytes.count, mark + 64)])
         case .utf16BigEndian, .utf16LittleEndian: width = 2
         case .utf32BigEndian, .utf32LittleEndian: width = 4
         }
@@ -70,7 +70,7 @@ public enum PlistCodec {
             out.append(others.allSatisfy { $0 == 0 } && low < 0x80 ? low : 0x80)
             k += width
         }
-        return out[...]
+        return out
     }
 
     /// Decodes a property list in whichever format ``detectFormat(_:)`` finds.

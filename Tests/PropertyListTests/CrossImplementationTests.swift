@@ -22,6 +22,7 @@ import Testing
                 return "D" + struct.pack(">d", seconds).hex()
             if isinstance(v, list): return "A[" + ",".join(canon(x) for x in v) + "]"
             if isinstance(v, dict): return "K{" + ",".join(canon(k) + ":" + canon(v[k]) for k in sorted(v)) + "}"
+            if isinstance(v, plistlib.UID): return "U%d" % v.data
             raise TypeError(type(v))
 
         """
@@ -40,6 +41,7 @@ import Testing
         case .string(let s): return "S" + hex(s.utf8)
         case .data(let d): return "X" + hex(d)
         case .date(let d): return "D" + bits(d.secondsSinceReferenceDate)
+        case .uid(let n): return "U\(n)"
         case .array(let a): return "A[" + a.map(canon).joined(separator: ",") + "]"
         case .dictionary(let d):
             let keys = d.keys.sorted { $0.unicodeScalars.map(\.value).lexicographicallyPrecedes($1.unicodeScalars.map(\.value)) }
@@ -47,7 +49,9 @@ import Testing
         }
     }
 
-    /// Dates Python can hold exactly: years 1...9999, whole microseconds.
+    /// Dates Python can hold exactly: years 1...9999, whole microseconds,
+    /// and none before 1582-10-15, where Core Foundation's calendar is
+    /// Julian and Python's proleptic Gregorian (tested on their own below).
     static let sample = PlistValue.dictionary([
         "strings": .array([
             .string(""), .string("plain"), .string("é Zürich 東京"), .string("🙂👍🏽"),
@@ -63,7 +67,7 @@ import Testing
             .date(PlistDate(secondsSinceReferenceDate: 0)),
             .date(PlistDate(secondsSinceReferenceDate: 612_345_678.25)),
             .date(PlistDate(secondsSinceReferenceDate: -86_400.5)),
-            .date(CivilTime(year: 1, month: 1, day: 1).date),
+            .date(CivilTime(year: 1582, month: 10, day: 15).date),
             .date(CivilTime(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59).date),
         ]),
         "data": .array([.data([]), .data([0x7F]), .data((0..<1000).map { UInt8(truncatingIfNeeded: $0 * 13) })]),
@@ -130,7 +134,7 @@ import Testing
                 "i": [0, -1, 255, 256, -2**63, 2**63 - 1, 2**63, 2**64 - 1],
                 "r": [0.0, 0.1, 1e300, 1e-07, float("nan"), float("inf"), float("-inf")],
                 "b": [True, False],
-                "d": [datetime.datetime(2001, 1, 1), datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59)],
+                "d": [datetime.datetime(2001, 1, 1), datetime.datetime(1582, 10, 15), datetime.datetime(9999, 12, 31, 23, 59, 59)],
                 "x": [b"", b"\\x00", bytes(range(256)) * 3],
                 "e": [[], {}],
                 "n": [[[[{"k": "v"}]]]],
