@@ -211,7 +211,7 @@ enum XMLDeclaredEncoding: Equatable, Sendable {
     static func convert(_ bytes: [UInt8]) throws(PlistError) -> [UInt8] {
         guard let name = declaredName(bytes) else { return bytes }
         guard let encoding = XMLDeclaredEncoding(name: name) else {
-            throw .malformed(format: "XML", detail: "line 1: unsupported encoding \"\(name)\" in the XML declaration (supported: UTF-8, UTF-16, UTF-32, ISO-8859-1, US-ASCII, windows-1252)")
+            throw .malformed(format: "XML", detail: "line 1: unsupported encoding \"\(name)\" in the XML declaration (supported: UTF-8, UTF-16, UTF-32, ISO-8859-1, US-ASCII, windows-1252, x-nextstep)")
         }
         switch encoding {
         case .utf8:

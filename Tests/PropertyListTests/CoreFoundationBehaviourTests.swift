@@ -114,7 +114,7 @@ struct Vector: Sendable, CustomStringConvertible {
 
     static let refused: [(String, [UInt8], String)] = [
         ("unknown encoding", document("foobar", Array("x".utf8)),
-         "malformed XML property list: line 1: unsupported encoding \"foobar\" in the XML declaration (supported: UTF-8, UTF-16, UTF-32, ISO-8859-1, US-ASCII, windows-1252)"),
+         "malformed XML property list: line 1: unsupported encoding \"foobar\" in the XML declaration (supported: UTF-8, UTF-16, UTF-32, ISO-8859-1, US-ASCII, windows-1252, x-nextstep)"),
         ("US-ASCII with a high byte", document("US-ASCII", [0xE9]),
          "malformed XML property list: byte 0xE9 at offset 71 is not US-ASCII, the encoding the XML declaration names"),
         ("windows-1252 undefined byte", document("windows-1252", [0x81]),
