@@ -64,6 +64,30 @@ struct Vector: Sendable, CustomStringConvertible {
         #expect(try PlistCodec.decode(vector.bytes) == vector.expected)
     }
 
+    @Test func everyTruncationAndByteFlipOfWideTextThrowsOrDecodes() {
+        for wide in Wide.allCases {
+            for text in [Self.xml, Self.strings] {
+                let bytes = wide.encode(text, mark: true)
+                let unit = wide == .utf16LE || wide == .utf16BE ? 2 : 4
+                for n in 0...bytes.count {
+                    let decoded = try? PlistCodec.decode(Array(bytes[..<n]))
+                    // Past the mark, half a code unit is never text; the whole file always is.
+                    if n > 4, n % unit != 0 { #expect(decoded == nil, "\(wide) cut at \(n)") }
+                    if n == bytes.count { #expect(decoded != nil, "\(wide) whole") }
+                }
+                for k in 0..<min(bytes.count, 120) {
+                    var flipped = bytes
+                    flipped[k] ^= 0xFF
+                    _ = try? PlistCodec.decode(flipped)
+                    _ = PlistCodec.detectFormat(flipped)
+                }
+            }
+        }
+        for opening in [[UInt8]("<?xml version=\"1.0\" encoding=\"".utf8), Array("<?xml encoding".utf8), Array("<?xml".utf8), [0xEF, 0xBB]] {
+            for n in 0...opening.count { _ = try? PlistCodec.decode(Array(opening[..<n]) + [0xE9]) }
+        }
+    }
+
     @Test func wideXMLIsDetectedAsXML() {
         #expect(PlistCodec.detectFormat(Wide.utf16LE.encode(Self.xml, mark: false)) == .xml)
         #expect(PlistCodec.detectFormat(Wide.utf32BE.encode(Self.xml, mark: true)) == .xml)
