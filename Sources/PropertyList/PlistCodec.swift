@@ -86,7 +86,9 @@ public enum PlistCodec {
     ///
     /// - Parameters:
     ///   - bytes: the file contents.
-    ///   - format: the format to read; no sniffing is done.
+    ///   - format: the format to read; no format sniffing is done, but
+    ///     XML and old-style text in UTF-16 or UTF-32 (and XML in the
+    ///     8-bit encoding its declaration names) is converted first.
     /// - Returns: the top-level value.
     /// - Throws: ``PlistError/malformed(format:detail:)`` with the offset or
     ///   line and column of the problem, ``PlistError/tooDeep(limit:)``, or
