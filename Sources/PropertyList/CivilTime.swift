@@ -11,8 +11,8 @@ import Glibc
 /// day before 1582-10-15, and `NSDate.distantPast` is 0001-01-01). Years
 /// are astronomical: year 0 is 1 BC, -1 is 2 BC. Fields that name a date
 /// before 1582-10-15 are read as Julian, including the ten days that
-/// neither calendar has (1582-10-05 to 10-14), which Core Foundation reads
-/// the same way.
+/// neither calendar has (1582-10-05 to 10-14), as a lenient calendar reads
+/// them (not checked against a Mac).
 public struct CivilTime: Equatable, Sendable {
     public var year: Int
     public var month: Int  // 1...12
