@@ -114,8 +114,7 @@ extension DefaultsCommand {
         }
         let value: PlistValue
         do {
-            let format: PlistFormat = source.hasSuffix(".json") ? .json : PlistCodec.detectFormat(bytes)
-            value = try PlistCodec.decode(bytes, format: format)
+            value = try Self.importedValue(bytes, named: source, format: options.format)
         } catch {
             throw CommandFailure.failure("Could not parse property list from \(source) due to \(error)")
         }
@@ -126,6 +125,22 @@ extension DefaultsCommand {
         reportWriteNotes(try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: Array(entries.keys))) {
             $0.merge(entries) { _, new in new }
         })
+    }
+
+    /// The value of an imported file: typed JSON with `--format json` or a
+    /// `.json` name; otherwise the format the bytes show. Text that opens
+    /// like an old-style plist but is not one is tried as JSON, so JSON on
+    /// standard input needs no flag; the old-style error is the one
+    /// reported when neither reads.
+    static func importedValue(_ bytes: [UInt8], named source: String, format: OutputFormat) throws(PlistError) -> PlistValue {
+        if format == .json || source.hasSuffix(".json") { return try PlistCodec.decode(bytes, format: .json) }
+        let detected = PlistCodec.detectFormat(bytes)
+        do {
+            return try PlistCodec.decode(bytes, format: detected)
+        } catch {
+            guard detected == .openStep, let json = try? PlistCodec.decode(bytes, format: .json) else { throw error }
+            return json
+        }
     }
 
     /// `export D <path|->`: binary plist to a path, XML (or `--format json`) to stdout.

@@ -333,7 +333,15 @@ struct BinaryPlistReader: ~Copyable {
             try checkPayload(start, count: n, width: 1, object: at)
             return .data([UInt8](UnsafeRawBufferPointer(start: base + start, count: n)))
         case 0x8:
-            throw Self.malformed("UID object at offset \(at) is not supported (keyed-archiver data is not a property list)")
+            // A keyed-archiver UID: low nibble + 1 big-endian bytes.
+            let size = Int(low) + 1
+            guard size <= 8 else {
+                throw Self.malformed("UID at offset \(at) is \(size) bytes long (at most 8)")
+            }
+            guard at + 1 + size <= objectEnd else { throw Self.malformed("UID at offset \(at) runs past the object area") }
+            var v: UInt64 = 0
+            for k in 0..<size { v = v << 8 | UInt64(byte(at + 1 + k)) }
+            return .uid(v)
         case 0xC:
             throw Self.malformed("set object at offset \(at) is not supported")
         default:

@@ -236,6 +236,13 @@ struct BinaryPlistWriter: ~Copyable {
             writeHeader(0x40, count: bytes.count)
             out.append(contentsOf: bytes)
             return index
+        case .uid(let v):
+            let index = newObject()
+            let size = Self.width(v)
+            out.reserve(9)
+            out.appendUnchecked(0x80 | UInt8(size - 1))
+            out.appendUnchecked(bigEndian: v, size: size)
+            return index
         case .string, .array, .dictionary:
             preconditionFailure("containers and strings are handled by object(_:depth:)")
         }

@@ -83,6 +83,9 @@ enum JSONPlist {
             out.append(contentsOf: "{\"$data\": \"".utf8)
             Base64.encode(bytes, into: &out)
             out.append(contentsOf: "\"}".utf8)
+        case .uid(let n):
+            try checkNesting(nesting + 1)
+            out.append(contentsOf: "{\"$uid\": \(n)}".utf8)
         case .array(let items):
             // A collection is one plist level: at most maximumDepth of them.
             if nesting + 1 > PlistValue.maximumDepth { throw .tooDeep(limit: PlistValue.maximumDepth) }
@@ -450,6 +453,13 @@ enum JSONPlist {
                 return .data(bytes)
             case ("$dict", .object(let members, _)):
                 return try dictionary(members, depth: depth, at: at)
+            case ("$uid", .number(let text, false, _)):
+                guard let v = XMLPlistReader.integer(Array(text.utf8)), v >= 0 else {
+                    throw error("\"$uid\" must be an integer between 0 and \(UInt64.max), not \(text)", at: at)
+                }
+                return .uid(UInt64(v))
+            case ("$uid", _):
+                throw error("the value of \"$uid\" must be an integer between 0 and \(UInt64.max)", at: at)
             case ("$real", _), ("$date", _), ("$data", _):
                 throw error("the value of \"\(name)\" must be a string", at: at)
             case ("$dict", _):

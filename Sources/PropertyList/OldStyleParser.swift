@@ -3,7 +3,7 @@
 ///
 /// Grammar: a dictionary `{ key = value; … }`, an array `( a, b, )`, data
 /// `<0fa1 …>`, a quoted string with C escapes (`\n`, `\"`, `\\`, octal
-/// `\012`, `\U20ac`), or an unquoted string of letters, digits and
+/// `\012`, read as NeXTSTEP Latin above `\177`; `\U20ac`), or an unquoted string of letters, digits and
 /// `_ $ + / : . -`. Every scalar is a string, as in Core Foundation.
 /// `//` and `/* */` comments are skipped. A file whose top level is a run of
 /// `key = value;` pairs without braces (a `.strings` file) reads as a
@@ -231,7 +231,9 @@ struct OldStyleScanner {
             while n < 3 && pos < bytes.count && bytes[pos] >= 0x30 && bytes[pos] <= 0x37 {
                 value = value * 8 + UInt32(bytes[pos] - 0x30); pos += 1; n += 1
             }
-            appendScalar(value & 0xFF, to: &out)
+            // An octal escape names a byte of NeXTSTEP Latin, the encoding
+            // of old-style text, as Core Foundation reads it (\200 is U+00A0).
+            appendScalar(UInt32(NeXTSTEPLatin.scalar(UInt8(value & 0xFF))), to: &out)
         case UInt8(ascii: "U"), UInt8(ascii: "u"):
             var value: UInt32 = 0
             var n = 0

@@ -25,6 +25,7 @@ public enum OldStylePrinter {
         case .date(let d): return dateText(d)
         case .integer(let n): return String(n)
         case .real(let x): return realText(x)
+        case .uid(let n): return uidText(n)
         default: return describe(value)
         }
     }
@@ -126,8 +127,18 @@ public enum OldStylePrinter {
         case .bool(let b): return b ? "1" : "0"
         case .date(let d): return quoted(dateText(d))
         case .data(let bytes): return dataText(bytes)
+        case .uid(let n): return quoted(uidText(n))
         case .array, .dictionary: return describe(value)
         }
+    }
+
+    /// `<CFKeyedArchiverUID 0x0 [0x0]>{value = N}`: the description macOS
+    /// prints for a keyed-archiver UID, with the two addresses of the
+    /// object and its allocator (which exist only in a running macOS
+    /// process) printed as `0x0` so that the text stays the same from run
+    /// to run. Scripts written for macOS read the `{value = N}` part.
+    public static func uidText(_ n: UInt64) -> String {
+        "<CFKeyedArchiverUID 0x0 [0x0]>{value = \(n)}"
     }
 
     /// `{length = N, bytes = 0x…}`; data longer than 24 bytes is shortened to

@@ -18,24 +18,59 @@ public enum PlistFormat: String, Sendable {
 public enum PlistCodec {
     /// Guesses the format of a property list from its first bytes.
     ///
-    /// Binary files start with `bplist00`. XML files start, after an
-    /// optional UTF-8 byte-order mark and whitespace, with `<?xml`,
-    /// `<!DOCTYPE`, `<!--` or `<plist`. Everything else is taken for
-    /// old-style text. JSON is never guessed: a `{` also opens an
+    /// Binary files start with `bplist00`. Text is first taken apart from
+    /// its encoding (a UTF-8, UTF-16 or UTF-32 byte-order mark, or UTF-16
+    /// or UTF-32 without one, see ``TextEncoding``). XML files then start,
+    /// after whitespace, with `<?xml`, `<!DOCTYPE`, `<!--`, `<plist` or the
+    /// start tag of a plist element such as `<dict>` (Core Foundation reads
+    /// a bare `<dict>…</dict>` as XML; old-style data `<0fa1>` is hex
+    /// digits, and none of those element names is). Everything else is
+    /// taken for old-style text. JSON is never guessed: a `{` also opens an
     /// old-style dictionary, so JSON must be asked for by name.
     ///
     /// - Parameter bytes: the file contents.
     /// - Returns: the format ``decode(_:)`` would read.
     public static func detectFormat(_ bytes: [UInt8]) -> PlistFormat {
         if bytes.starts(with: BinaryPlistReader.magic) { return .binary }
+        let opening = asciiOpening(bytes)
         var i = 0
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
-        while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
-        let rest = bytes[i...]
-        for opening in ["<?xml", "<!DOCTYPE", "<!--", "<plist"] where rest.starts(with: opening.utf8) {
+        while i < opening.count, [0x20, 0x09, 0x0A, 0x0D].contains(opening[i]) { i += 1 }
+        let rest = opening[i...]
+        for prefix in ["<?xml", "<!DOCTYPE", "<!--", "<plist"] where rest.starts(with: prefix.utf8) {
             return .xml
         }
+        for name in ["dict", "array", "string", "key", "integer", "real", "true", "false", "date", "data"] {
+            guard rest.dropFirst().starts(with: name.utf8), rest.first == UInt8(ascii: "<") else { continue }
+            let after = rest.dropFirst(1 + name.utf8.count).first
+            if after == UInt8(ascii: ">") || after == UInt8(ascii: "/") || after.map({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) == true {
+                return .xml
+            }
+        }
         return .openStep
+    }
+
+    /// The first characters of text in any encoding ``TextEncoding`` knows,
+    /// as ASCII bytes (anything else as 0x80), enough to tell XML from
+    /// old-style text without converting a whole file.
+    private static func asciiOpening(_ bytes: [UInt8]) -> [UInt8] {
+        let (encoding, mark) = TextEncoding.detect(bytes)
+        let width: Int
+        switch encoding {
+        case .utf8: return Array(bytes[mark..<min(bytes.count, mark + 64)])
+        case .utf16BigEndian, .utf16LittleEndian: width = 2
+        case .utf32BigEndian, .utf32LittleEndian: width = 4
+        }
+        let bigEndian = encoding == .utf16BigEndian || encoding == .utf32BigEndian
+        var out: [UInt8] = []
+        var k = mark
+        while k + width <= bytes.count, out.count < 64 {
+            let unit = bytes[k..<(k + width)]
+            let low = bigEndian ? unit.last! : unit.first!
+            let others = bigEndian ? unit.dropLast() : unit.dropFirst()
+            out.append(others.allSatisfy { $0 == 0 } && low < 0x80 ? low : 0x80)
+            k += width
+        }
+        return out
     }
 
     /// Decodes a property list in whichever format ``detectFormat(_:)`` finds.
@@ -51,7 +86,9 @@ public enum PlistCodec {
     ///
     /// - Parameters:
     ///   - bytes: the file contents.
-    ///   - format: the format to read; no sniffing is done.
+    ///   - format: the format to read; no format sniffing is done, but
+    ///     XML and old-style text in UTF-16 or UTF-32 (and XML in the
+    ///     8-bit encoding its declaration names) is converted first.
     /// - Returns: the top-level value.
     /// - Throws: ``PlistError/malformed(format:detail:)`` with the offset or
     ///   line and column of the problem, ``PlistError/tooDeep(limit:)``, or
@@ -59,9 +96,22 @@ public enum PlistCodec {
     public static func decode(_ bytes: [UInt8], format: PlistFormat) throws(PlistError) -> PlistValue {
         switch format {
         case .binary: return try BinaryPlistReader.decode(bytes)
-        case .xml: return try XMLPlistReader.decode(bytes)
-        case .openStep: return try OldStyleParser.parse(bytes)
+        case .xml: return try XMLPlistReader.decode(xmlText(bytes))
+        case .openStep: return try OldStyleParser.parse(TextEncoding.unicodeText(bytes, format: "old-style").utf8)
         case .json: return try JSONPlist.decode(bytes)
+        }
+    }
+
+    /// XML text as UTF-8: converted from UTF-16 or UTF-32 when it is in
+    /// either, else from the 8-bit encoding its declaration names.
+    private static func xmlText(_ bytes: [UInt8]) throws(PlistError) -> [UInt8] {
+        let (encoding, mark) = TextEncoding.detect(bytes)
+        switch encoding {
+        case .utf8:
+            // With a UTF-8 byte-order mark the mark decides; the reader skips it.
+            return mark == 0 ? try XMLDeclaredEncoding.convert(bytes) : bytes
+        default:
+            return try encoding.utf8(bytes, markLength: mark, format: "XML")
         }
     }
 

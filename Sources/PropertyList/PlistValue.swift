@@ -1,4 +1,5 @@
-/// A property-list value: the eight types every plist format can carry.
+/// A property-list value: the eight types every plist format can carry,
+/// and the keyed-archiver UID that binary and XML plists also carry.
 ///
 /// The model is deliberately Foundation-free so that the `defaults` command
 /// starts in the time a plain Swift binary starts. Integers span the whole
@@ -14,6 +15,11 @@ public enum PlistValue: Hashable, Sendable {
     case data([UInt8])
     case array([PlistValue])
     case dictionary([String: PlistValue])
+    /// A keyed-archiver object reference (`CFKeyedArchiverUID`): binary
+    /// plists store it under marker `0x8N`, XML as the dictionary
+    /// `{CF$UID = n}`. It appears in `NSKeyedArchiver` data, which
+    /// preference files copied from a Mac sometimes hold.
+    case uid(UInt64)
 
     /// The integers a property list can hold: a signed 64-bit value, or an
     /// unsigned one above `Int64.max` (binary plists store those in 16 bytes).
@@ -41,6 +47,7 @@ public enum PlistValue: Hashable, Sendable {
         case .data: return "data"
         case .array: return "array"
         case .dictionary: return "dictionary"
+        case .uid: return "uid"
         }
     }
 

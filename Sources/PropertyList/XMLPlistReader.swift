@@ -270,6 +270,11 @@ struct XMLPlistReader {
             entries[key] = try value(valueTag, depth: depth)
         }
         try endTag("dict", opened: tag)
+        // Core Foundation writes a keyed-archiver UID as a dictionary with
+        // the one key CF$UID, and reads such a dictionary back as a UID.
+        if entries.count == 1, case .integer(let n)? = entries["CF$UID"], (0...Int128(UInt64.max)).contains(n) {
+            return .uid(UInt64(n))
+        }
         return .dictionary(entries)
     }
 
@@ -439,10 +444,13 @@ struct XMLPlistReader {
 
     /// Parses a decimal real (`1`, `-2.5`, `.5`, `1e-07`) or one of the
     /// names `nan`, `inf`, `infinity` with an optional sign, in any case.
+    ///
+    /// Whitespace may come before the number but not after it: Core
+    /// Foundation scans the number from the start and refuses the element
+    /// when anything is left over (`<real>1.5  </real>`).
     static func real(_ text: String) -> Double? {
         var t = Array(text.utf8)[...]
         while let c = t.first, isSpace(c) { t = t.dropFirst() }
-        while let c = t.last, isSpace(c) { t = t.dropLast() }
         let lower = String(decoding: t, as: UTF8.self).lowercased()
         switch lower {
         case "nan", "+nan", "-nan": return .nan
@@ -489,11 +497,12 @@ enum ISO8601 {
     /// calendar arithmetic would stop being exact.
     static let limit: Double = 1e15
 
-    /// The text of `date`, with a fraction only when it has one.
+    /// The text of `date`, with a fraction only when it has one, or in
+    /// whole seconds (rounded down, as Core Foundation writes XML dates).
     ///
     /// - Throws: ``PlistError/unrepresentable(_:)`` for a non-finite date
     ///   or one further than ``limit`` seconds from 2001.
-    static func format(_ date: PlistDate) throws(PlistError) -> String {
+    static func format(_ date: PlistDate, wholeSeconds: Bool = false) throws(PlistError) -> String {
         let s = date.secondsSinceReferenceDate
         guard s.isFinite, abs(s) <= limit else {
             throw .unrepresentable("date \(s) seconds from 2001-01-01 as a calendar date")
@@ -504,7 +513,7 @@ enum ISO8601 {
             throw .unrepresentable("date \(s) seconds from 2001-01-01 as a calendar date")
         }
         var text = civil.iso8601
-        if fraction != 0 {
+        if fraction != 0 && !wholeSeconds {
             text.removeLast()
             text += "." + fractionDigits(fraction) + "Z"
         }

@@ -17,11 +17,17 @@
 ///   references at least round-trip through ``XMLPlistReader`` (and Core
 ///   Foundation and libplist, which do not police XML character ranges).
 ///   Python's expat-based `plistlib` rejects both forms.
-/// - Dates keep their fractional seconds (`2001-01-01T00:00:00.25Z`);
-///   Apple truncates to whole seconds. Readers that only know the whole-
-///   second form (libplist 2.2) may reject such dates.
 /// - Reals are the shortest text that reads back as the same `Double`
-///   (`0.1`, `1.0`, `1e-07`), and `nan`, `+infinity`, `-infinity`.
+///   (`0.1`, `1e-07`), where Apple prints 17 significant digits; whole
+///   numbers have no `.0` (`1800`), as Apple writes them; and `nan`,
+///   `+infinity`, `-infinity`.
+///
+/// As Apple writes them: dates in whole seconds, the fraction dropped
+/// (rounded down), because Core Foundation and plistlib cannot read a
+/// fraction back (binary and JSON keep it); keys ordered by their UTF-16
+/// code units, which differs from code-point order only for characters
+/// above U+FFFF against U+E000–U+FFFF; a UID as the dictionary
+/// `{CF$UID = n}`.
 enum XMLPlistWriter {
     static let header = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -78,7 +84,7 @@ enum XMLPlistWriter {
                 return
             }
             out.append(contentsOf: "<dict>\n".utf8)
-            for (key, item) in entries.sorted(by: { utf8Precedes($0.key, $1.key) }) {
+            for (key, item) in entries.sorted(by: { utf16Precedes($0.key, $1.key) }) {
                 tabs(indent + 1, &out)
                 out.append(contentsOf: "<key>".utf8)
                 escape(key, into: &out)
@@ -111,7 +117,7 @@ enum XMLPlistWriter {
             tabs(indent, &out)
             out.append(contentsOf: (b ? "<true/>\n" : "<false/>\n").utf8)
         case .date(let d):
-            element("date", try ISO8601.format(d), indent: indent, &out)
+            element("date", try ISO8601.format(d, wholeSeconds: true), indent: indent, &out)
         case .data(let bytes):
             tabs(indent, &out)
             out.append(contentsOf: "<data>\n".utf8)
@@ -119,16 +125,42 @@ enum XMLPlistWriter {
             Base64.encode(bytes, into: &out, lineLength: width, linePrefix: [UInt8](repeating: 0x09, count: indent))
             tabs(indent, &out)
             out.append(contentsOf: "</data>\n".utf8)
+        case .uid(let n):
+            tabs(indent, &out)
+            out.append(contentsOf: "<dict>\n".utf8)
+            tabs(indent + 1, &out)
+            out.append(contentsOf: "<key>CF$UID</key>\n".utf8)
+            element("integer", String(n), indent: indent + 1, &out)
+            tabs(indent, &out)
+            out.append(contentsOf: "</dict>\n".utf8)
         case .array, .dictionary:
             preconditionFailure("collections are written by write(_:indent:depth:to:)")
         }
     }
 
-    /// `nan`, `+infinity`, `-infinity`, or the shortest round-trip decimal.
+    /// `nan`, `+infinity`, `-infinity`, or the shortest round-trip
+    /// decimal without a trailing `.0`.
     static func realText(_ d: Double) -> String {
         if d.isNaN { return "nan" }
         if d.isInfinite { return d < 0 ? "-infinity" : "+infinity" }
-        return d.description
+        var s = d.description
+        if s.hasSuffix(".0") { s.removeLast(2) }
+        return s
+    }
+
+    /// Whether `a` sorts before `b` by UTF-16 code units, the order in
+    /// which Core Foundation writes dictionary keys.
+    static func utf16Precedes(_ a: String, _ b: String) -> Bool {
+        var ia = a.utf16.makeIterator()
+        var ib = b.utf16.makeIterator()
+        while true {
+            switch (ia.next(), ib.next()) {
+            case (nil, nil): return false
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let x?, let y?): if x != y { return x < y }
+            }
+        }
     }
 
     /// Appends `s` with `&`, `<`, `>` escaped and characters XML 1.0 cannot

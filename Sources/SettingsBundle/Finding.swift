@@ -85,6 +85,7 @@ public enum ValueText {
         case .data(let bytes): return "<\(bytes.count) bytes>"
         case .array(let items): return "(" + items.map(bare).joined(separator: ", ") + ")"
         case .dictionary(let d): return "{" + d.keys.sorted().map { "\($0) = \(bare(d[$0]!))" }.joined(separator: "; ") + "}"
+        case .uid(let n): return "UID \(n)"
         }
     }
 
@@ -99,6 +100,7 @@ public enum ValueText {
         case .data: return "data"
         case .array: return "array"
         case .dictionary: return "dictionary"
+        case .uid: return "UID"
         }
     }
 

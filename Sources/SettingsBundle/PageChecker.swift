@@ -61,6 +61,17 @@ struct PageChecker {
         }
     }
 
+    /// An InAppSettingsKit type under the `apple` profile: the row is not
+    /// shown (SB303), and each key that is unknown for the type or read
+    /// only by InAppSettingsKit is still named (SB304), as for the
+    /// standard types, so that one lint run lists everything to fix.
+    private mutating func checkKeysOfUnshownType(_ s: Specifier, _ type: Schema.TypeSpec, _ typeName: String) {
+        for name in s.entries.keys.sorted() where name != "Type" && name != "Key" {
+            if let spec = type.keys[name] ?? schema.commonKeys[name], spec.profile == .apple { continue }
+            report("SB304", location: s.location, ["k": name, "Type": typeName])
+        }
+    }
+
     mutating func checkSpecifier(_ s: Specifier) {
         let loc = s.location
         guard let typeValue = s["Type"] else {
@@ -73,6 +84,7 @@ struct PageChecker {
         }
         guard let type = schema.types[typeName], type.profile == .apple || profile == .iask else {
             report("SB303", location: loc, ["t": typeName])
+            if let iaskType = schema.types[typeName] { checkKeysOfUnshownType(s, iaskType, typeName) }
             return
         }
         let keyText = s.key ?? ""

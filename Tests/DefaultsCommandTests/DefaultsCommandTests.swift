@@ -106,7 +106,7 @@ final class Harness {
             <plist version="1.0">
             <dict>
             \t<key>r</key>
-            \t<real>1.0</real>
+            \t<real>1</real>
             </dict>
             </plist>
 
@@ -208,5 +208,45 @@ final class Harness {
         #expect(console.standardError.contains("Command line interface to a user's defaults."))
         #expect(console.standardOutput.isEmpty)
         #expect(h.stored("com.t") == ["existing": .integer(1)])
+    }
+}
+
+/// `import` reads JSON when asked by `--format json`, by name, or from
+/// standard input, and any other text plist as it is.
+@Suite struct DefaultsImportFormatTests {
+    @Test(arguments: [
+        (["--format", "json", "import", "com.t", "-"], "{\"n\": 1, \"r\": 2.5, \"when\": {\"$date\": \"2001-01-01T00:00:00Z\"}}"),
+        (["import", "com.t", "-"], "{\"n\": 1, \"r\": 2.5, \"when\": {\"$date\": \"2001-01-01T00:00:00Z\"}}"),
+        (["import", "com.t", "-"], "<dict><key>n</key><integer>1</integer><key>r</key><real>2.5</real><key>when</key><date>2001-01-01T00:00:00Z</date></dict>"),
+    ])
+    func importReadsJSONAndXMLFromStandardInput(arguments: [String], input: String) {
+        let h = Harness()
+        let console = CapturingConsole(input: Array(input.utf8))
+        let status = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: console, makeStore: { _ in h.store })
+        #expect(status == 0, "\(console.standardError)")
+        #expect(h.stored("com.t") == ["n": .integer(1), "r": .real(2.5), "when": .date(PlistDate(secondsSinceReferenceDate: 0))])
+    }
+
+    @Test func oldStyleTextFromStandardInputStaysOldStyle() {
+        let h = Harness()
+        #expect(h.run("import", "com.t", "-", input: "{ n = 1; }").status == 0)
+        #expect(h.stored("com.t") == ["n": .string("1")])
+    }
+
+    @Test func formatJSONRefusesOtherTextAndLeavesTheDomain() {
+        let h = Harness()
+        h.run("write", "com.t", "keep", "1")
+        let r = h.run("--format", "json", "import", "com.t", "-", input: "{ n = 1; }")
+        #expect(r.status != 0)
+        #expect(r.err.hasPrefix("defaults: Could not parse property list from - due to malformed JSON property list"))
+        #expect(h.stored("com.t") == ["keep": .string("1")])
+    }
+
+    @Test func textThatIsNeitherReportsTheOldStyleError() {
+        let h = Harness()
+        let r = h.run("import", "com.t", "-", input: "{ n = 1 }")
+        #expect(r.status != 0)
+        #expect(r.err.contains("malformed old-style property list: expected ';' after the value of key \"n\""))
+        #expect(h.stored("com.t") == nil)
     }
 }

@@ -91,7 +91,7 @@ import Testing
         Mutation("extended count with a non-integer marker") { replacing(4, with: [0xAF, 0x23, 0x01]) },
         Mutation("non-string dictionary key") { replacing(0, with: [0xD2, 5, 1, 4, 2]) },
         Mutation("array as dictionary key") { replacing(0, with: [0xD2, 4, 1, 4, 2]) },
-        Mutation("UID object") { replacing(5, with: [0x80, 0x01]) },
+        Mutation("UID of nine bytes") { replacing(5, with: [0x88, 0x01]) },
         Mutation("set object") { replacing(4, with: [0xC3, 5, 6, 7]) },
         Mutation("null object") { replacing(5, with: [0x00, 0x00]) },
         Mutation("fill byte") { replacing(5, with: [0x0F, 0x00]) },
@@ -118,12 +118,13 @@ import Testing
         }
     }
 
-    @Test func uidErrorNamesTheOffset() {
+    @Test func uidLongerThanEightBytesNamesItsOffsetAndSize() {
         do {
-            _ = try PlistCodec.decode(Self.replacing(5, with: [0x80, 0x01]))
-            Issue.record("decoded a UID")
+            _ = try PlistCodec.decode(Self.replacing(5, with: [0x88, 0x01]))
+            Issue.record("decoded a nine-byte UID")
         } catch {
-            #expect(error.description.contains("UID object at offset"))
+            #expect(error.description.contains("UID at offset"))
+            #expect(error.description.contains("is 9 bytes long (at most 8)"))
         }
     }
 

@@ -22,6 +22,7 @@ import Testing
                 return "D" + struct.pack(">d", seconds).hex()
             if isinstance(v, list): return "A[" + ",".join(canon(x) for x in v) + "]"
             if isinstance(v, dict): return "K{" + ",".join(canon(k) + ":" + canon(v[k]) for k in sorted(v)) + "}"
+            if isinstance(v, plistlib.UID): return "U%d" % v.data
             raise TypeError(type(v))
 
         """
@@ -40,6 +41,7 @@ import Testing
         case .string(let s): return "S" + hex(s.utf8)
         case .data(let d): return "X" + hex(d)
         case .date(let d): return "D" + bits(d.secondsSinceReferenceDate)
+        case .uid(let n): return "U\(n)"
         case .array(let a): return "A[" + a.map(canon).joined(separator: ",") + "]"
         case .dictionary(let d):
             let keys = d.keys.sorted { $0.unicodeScalars.map(\.value).lexicographicallyPrecedes($1.unicodeScalars.map(\.value)) }
@@ -47,7 +49,9 @@ import Testing
         }
     }
 
-    /// Dates Python can hold exactly: years 1...9999, whole microseconds.
+    /// Dates Python can hold exactly: years 1...9999, whole microseconds,
+    /// and none before 1582-10-15, where Core Foundation's calendar is
+    /// Julian and Python's proleptic Gregorian (tested on their own below).
     static let sample = PlistValue.dictionary([
         "strings": .array([
             .string(""), .string("plain"), .string("é Zürich 東京"), .string("🙂👍🏽"),
@@ -63,7 +67,7 @@ import Testing
             .date(PlistDate(secondsSinceReferenceDate: 0)),
             .date(PlistDate(secondsSinceReferenceDate: 612_345_678.25)),
             .date(PlistDate(secondsSinceReferenceDate: -86_400.5)),
-            .date(CivilTime(year: 1, month: 1, day: 1).date),
+            .date(CivilTime(year: 1582, month: 10, day: 15).date),
             .date(CivilTime(year: 9999, month: 12, day: 31, hour: 23, minute: 59, second: 59).date),
         ]),
         "data": .array([.data([]), .data([0x7F]), .data((0..<1000).map { UInt8(truncatingIfNeeded: $0 * 13) })]),
@@ -130,7 +134,7 @@ import Testing
                 "i": [0, -1, 255, 256, -2**63, 2**63 - 1, 2**63, 2**64 - 1],
                 "r": [0.0, 0.1, 1e300, 1e-07, float("nan"), float("inf"), float("-inf")],
                 "b": [True, False],
-                "d": [datetime.datetime(2001, 1, 1), datetime.datetime(1, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59)],
+                "d": [datetime.datetime(2001, 1, 1), datetime.datetime(1582, 10, 15), datetime.datetime(9999, 12, 31, 23, 59, 59)],
                 "x": [b"", b"\\x00", bytes(range(256)) * 3],
                 "e": [[], {}],
                 "n": [[[[{"k": "v"}]]]],
@@ -178,6 +182,142 @@ import Testing
         guard case .dictionary(let d) = value else { return }
         #expect(d["dates"]?.arrayValue?[1] == .date(PlistDate(secondsSinceReferenceDate: 612_345_678)))
         #expect(d["reals"]?.arrayValue?[1] == .real(0))
+    }
+
+    /// plistlib reads XML in UTF-16 with a byte-order mark and in 8-bit
+    /// encodings its declaration names, and so do we; the same bytes give
+    /// both of us the same value. plistlib does not recognise UTF-16
+    /// without a mark, nor UTF-32, as XML ("Invalid file") where Core
+    /// Foundation reads both, so those files are checked against the value
+    /// only (the script asserts that plistlib still refuses them).
+    @Test func weReadWideAndDeclaredEncodingsAsPlistlibDoes() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = """
+            import codecs, os
+            v = {"name": "café Grüße", "list": ["é", "plain", "ÿ"], "n": 7}
+            xml = plistlib.dumps(v, fmt=plistlib.FMT_XML).decode("utf-8")
+            def declared(name): return xml.replace('encoding="UTF-8"', 'encoding="%s"' % name)
+            files = {
+                "utf-16.xml": declared("UTF-16").encode("utf-16"),
+                "utf-16be-bom.xml": codecs.BOM_UTF16_BE + declared("UTF-16").encode("utf-16-be"),
+                "latin1.xml": declared("ISO-8859-1").encode("latin-1"),
+                "latin1-alias.xml": declared("latin1").encode("latin-1"),
+                "cp1252.xml": declared("windows-1252").encode("cp1252"),
+            }
+            unreadable = {
+                "utf-16le-nobom.xml": declared("UTF-16").encode("utf-16-le"),
+                "utf-16be-nobom.xml": declared("UTF-16").encode("utf-16-be"),
+                "utf-32.xml": declared("UTF-32").encode("utf-32"),
+            }
+            for name, data in files.items():
+                assert plistlib.loads(data) == v, name
+                with open(os.path.join(sys.argv[1], name), "wb") as f: f.write(data)
+            for name, data in unreadable.items():
+                try:
+                    plistlib.loads(data)
+                    raise SystemExit("plistlib now reads " + name)
+                except SystemExit:
+                    raise
+                except Exception:
+                    pass
+                with open(os.path.join(sys.argv[1], name), "wb") as f: f.write(data)
+            print(canon(v))
+            """
+        let expected = try Self.python(script, [dir.path])
+        for name in ["utf-16.xml", "utf-16be-bom.xml", "utf-16le-nobom.xml", "utf-16be-nobom.xml", "latin1.xml", "latin1-alias.xml", "utf-32.xml", "cp1252.xml"] {
+            let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(name)))
+            #expect(PlistCodec.detectFormat(bytes) == .xml, "\(name)")
+            #expect(Self.canon(try PlistCodec.decode(bytes)) == expected, "\(name)")
+        }
+    }
+
+    /// Before 1582-10-15 Core Foundation's calendar is Julian and Python's
+    /// proleptic Gregorian. Binary files carry seconds, so both read the
+    /// same instants; the Julian text we print for them is checked against
+    /// Python's own Julian conversion (from the Julian day number), and our
+    /// XML text, which plistlib parses field by field, must name the same
+    /// Julian date.
+    @Test func datesBefore1582AgreeInSecondsAndPrintInTheJulianCalendar() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let binary = dir.appendingPathComponent("py.bplist")
+        let script = """
+            ds = [datetime.datetime(1, 1, 1), datetime.datetime(1000, 3, 1, 12, 30, 5), datetime.datetime(1582, 10, 14, 23, 59, 59),
+                  datetime.datetime(1582, 10, 15), datetime.datetime(1500, 3, 20)]
+            with open(sys.argv[1], "wb") as f: plistlib.dump(ds, f, fmt=plistlib.FMT_BINARY)
+            def julian(d):
+                jdn = d.toordinal() + 1721425
+                c = jdn + 32082
+                e = (4 * c + 3) // 1461
+                g = c - 1461 * e // 4
+                m = (5 * g + 2) // 153
+                day = g - (153 * m + 2) // 5 + 1
+                month = m + 3 - 12 * (m // 10)
+                year = e - 4800 + m // 10
+                return "%04d-%02d-%02d %02d:%02d:%02d +0000" % (year, month, day, d.hour, d.minute, d.second)
+            print(canon(ds))
+            print("|".join(julian(d) if d < datetime.datetime(1582, 10, 15) else d.strftime("%Y-%m-%d %H:%M:%S +0000") for d in ds))
+            """
+        let lines = try Self.python(script, [binary.path]).split(separator: "\n").map(String.init)
+        let value = try PlistCodec.decode(Array(try Data(contentsOf: binary)))
+        #expect(Self.canon(value) == lines[0])
+        let dates = value.arrayValue ?? []
+        let printed = dates.map { v -> String in
+            if case .date(let d) = v { return OldStylePrinter.dateText(d) }
+            return "not a date"
+        }
+        #expect(printed.joined(separator: "|") == lines[1])
+
+        let xml = dir.appendingPathComponent("ours.xml")
+        try Data(PlistCodec.encode(value, format: .xml)).write(to: xml)
+        let theirs = try Self.python(
+            "with open(sys.argv[1], 'rb') as f: print('|'.join('%04d-%02d-%02d %02d:%02d:%02d +0000' % (d.year, d.month, d.day, d.hour, d.minute, d.second) for d in plistlib.load(f)))",
+            [xml.path])
+        #expect(theirs == lines[1])
+    }
+
+    /// Keyed-archiver UIDs cross in binary both ways with plistlib, and
+    /// libplist's XML (the `CF$UID` dictionary) reads back as UIDs.
+    @Test func uidsCrossWithPlistlibAndLibplist() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let theirs = dir.appendingPathComponent("py.bplist")
+        let script = """
+            v = {"$top": {"root": plistlib.UID(1)}, "$objects": ["$null", plistlib.UID(0), plistlib.UID(255), plistlib.UID(256),
+                 plistlib.UID(2**16), plistlib.UID(2**32 - 1), plistlib.UID(2**32), plistlib.UID(2**64 - 1)]}
+            with open(sys.argv[1], "wb") as f: plistlib.dump(v, f, fmt=plistlib.FMT_BINARY)
+            print(canon(v))
+            """
+        let expected = try Self.python(script, [theirs.path])
+        let value = try PlistCodec.decode(Array(try Data(contentsOf: theirs)))
+        #expect(Self.canon(value) == expected)
+
+        let ours = dir.appendingPathComponent("ours.bplist")
+        try Data(PlistCodec.encode(value, format: .binary)).write(to: ours)
+        #expect(try Self.python("with open(sys.argv[1], 'rb') as f: print(canon(plistlib.load(f)))", [ours.path]) == expected)
+
+        let plistutil = "/usr/bin/plistutil"
+        guard FileManager.default.isExecutableFile(atPath: plistutil) else {
+            print("SKIPPED the libplist half of uidsCrossWithPlistlibAndLibplist: \(plistutil) is missing (install libplist-utils)")
+            return
+        }
+        // libplist writes each UID as {CF$UID = n} in XML. libplist 2.2
+        // writes an empty <plist> for a file with a UID above UInt32.max
+        // (pinned below, so that a fixed libplist is noticed); Core
+        // Foundation's UIDs are 32-bit, so the sample stays within them.
+        let narrow = PlistValue.array([.uid(0), .uid(255), .uid(256), .uid(65_536), .uid(UInt64(UInt32.max))])
+        let narrowFile = dir.appendingPathComponent("narrow.bplist")
+        try Data(PlistCodec.encode(narrow, format: .binary)).write(to: narrowFile)
+        let xml = dir.appendingPathComponent("libplist.xml")
+        _ = try Self.run(plistutil, ["-i", narrowFile.path, "-o", xml.path])
+        let text = String(decoding: try Data(contentsOf: xml), as: UTF8.self)
+        #expect(text.contains("<key>CF$UID</key>"))
+        #expect(try PlistCodec.decode(Array(text.utf8)) == narrow)
+
+        let wide = dir.appendingPathComponent("wide.xml")
+        _ = try Self.run(plistutil, ["-i", ours.path, "-o", wide.path])
+        #expect(throws: PlistError.self) { try PlistCodec.decode(Array(try Data(contentsOf: wide))) }
     }
 
     /// `value` as libplist 2.2 reproduces it (see the skips above).

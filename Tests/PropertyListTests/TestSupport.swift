@@ -31,6 +31,21 @@ func identical(_ a: PlistValue, _ b: PlistValue) -> Bool {
     }
 }
 
+/// `value` with every date rounded down to a whole second, as XML plists
+/// carry dates.
+func wholeSecondDates(_ value: PlistValue) -> PlistValue {
+    switch value {
+    case .date(let d):
+        return .date(PlistDate(secondsSinceReferenceDate: d.secondsSinceReferenceDate.rounded(.down)))
+    case .array(let items):
+        return .array(items.map(wholeSecondDates))
+    case .dictionary(let entries):
+        return .dictionary(entries.mapValues(wholeSecondDates))
+    default:
+        return value
+    }
+}
+
 /// `value` wrapped in `depth` nested arrays, built without recursion.
 func nestedArrays(depth: Int, innermost: PlistValue = .integer(1)) -> PlistValue {
     var v = innermost

@@ -213,6 +213,7 @@ enum PythonScripts {
                 return ['date', o.isoformat()]
             if isinstance(o, (list, tuple)): return ['array', [typed(x) for x in o]]
             if isinstance(o, dict): return ['dict', sorted((k, typed(v)) for k, v in o.items())]
+            if isinstance(o, plistlib.UID): return ['uid', o.data]
             raise TypeError(repr(type(o)))
         def load(path):
             with open(path, 'rb') as f:
