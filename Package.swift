@@ -24,7 +24,10 @@ let package = Package(
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
-        .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr"]),
+        // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
+        .target(name: "Containers", dependencies: ["Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup"]),
         .target(name: "AppHomeCommand", dependencies: ["Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "Keychain"]),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.

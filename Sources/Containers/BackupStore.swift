@@ -231,7 +231,7 @@ public struct BackupStore: Sendable {
     }
 
     /// Renames a finished temp file to its object path; removes it on failure.
-    private func place(_ temp: String, at target: String) throws {
+    func place(_ temp: String, at target: String) throws {
         do {
             try TreeOperations.makeDirectory(FileSystem.parentDirectory(target))
             try TreeOperations.rename(temp, to: target)
