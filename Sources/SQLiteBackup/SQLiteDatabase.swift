@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CSQLite
 
 /// SQLite databases as backups see them: recognising one, copying a live
@@ -33,7 +36,9 @@ public enum SQLiteDatabase {
                                 busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         let src = try Connection(path: source, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW)
         defer { src.close() }
-        sqlite3_busy_timeout(src.handle, busyTimeoutMilliseconds)
+        let patience = BusyPatience(milliseconds: busyTimeoutMilliseconds)
+        defer { patience.release() }
+        sqlite3_busy_handler(src.handle, BusyPatience.callback, patience.context)
         let dst = try Connection(path: destination, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW)
         defer { dst.close() }
         try dst.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF", path: destination)
@@ -89,6 +94,39 @@ public enum SQLiteDatabase {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// A busy handler that tries again every 100 µs until a deadline.
+///
+/// SQLite's own (`sqlite3_busy_timeout`) sleeps up to 100 ms between tries:
+/// a writer in rollback-journal mode that commits back to back holds its
+/// exclusive lock nearly all the time and leaves it only for moments
+/// between transactions, which so long a sleep keeps missing. A reader
+/// that looks often gets in within a few of them.
+private struct BusyPatience {
+    /// Points at the deadline, in `CLOCK_MONOTONIC` nanoseconds.
+    let context: UnsafeMutableRawPointer
+
+    init(milliseconds: Int32) {
+        context = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Int64>.size, alignment: MemoryLayout<Int64>.alignment)
+        context.storeBytes(of: Self.monotonicNanoseconds() + Int64(max(0, milliseconds)) * 1_000_000, as: Int64.self)
+    }
+
+    func release() { context.deallocate() }
+
+    /// Called by SQLite with the context and the number of tries so far:
+    /// non-zero means try again.
+    static let callback: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32 = { context, _ in
+        guard let context, monotonicNanoseconds() < context.load(as: Int64.self) else { return 0 }
+        usleep(100)
+        return 1
+    }
+
+    static func monotonicNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
 
