@@ -217,7 +217,7 @@ public struct BackupStore: Sendable {
     }
 
     /// Writes a new object at `target` through a temp file in `.incoming`.
-    private func writeObject(_ hash: ContentHash, to target: String, _ body: (Int32, String) throws -> Void) throws {
+    func writeObject(_ hash: ContentHash, to target: String, _ body: (Int32, String) throws -> Void) throws {
         let temp = try newIncomingFile(for: hash)
         do {
             defer { close(temp.fd) }

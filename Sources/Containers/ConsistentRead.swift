@@ -96,19 +96,22 @@ extension HomeWalker {
     /// more than the clock's granularity, or a second read giving the same
     /// bytes and times. After ``BackupOptions/fileAttempts`` reads, the last
     /// is stored and the entry marked ``BackupEntry/unsettled``.
+    ///
+    /// A file up to ``BackupStore/inMemoryLimit`` is read into memory and
+    /// stored only once a read is accepted (so a check is as quick as a
+    /// read); a larger one is stored as it is read, and an object a
+    /// rejected read wrote is removed again (nothing else names it: it was new).
     mutating func settledFile(_ rel: String, path: String, fd firstFD: Int32) throws -> BackupEntry {
         var fd = firstFD
         defer { if fd != firstFD { close(fd) } }
-        // Objects written by earlier reads: removed unless the last read is
-        // the same bytes (no other entry can name them: they were new).
         var written: [ContentHash: BackupStore.Ingested] = [:]
         var confirmable: (state: FileState, hash: ContentHash)?
-        var last: (ingested: BackupStore.Ingested, st: stat)?
+        var last: (read: SettleRead, st: stat)?
         var settled = false
         for attempt in 1...options.fileAttempts {
             if attempt > 1 {
                 usleep(useconds_t(1_000 * (attempt - 1)))   // let a burst of writes end
-                let again = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                let again = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 guard again >= 0 else { break }   // removed or replaced by a non-file: keep the last read
                 if fd != firstFD { close(fd) }
                 fd = again
@@ -118,15 +121,24 @@ extension HomeWalker {
             guard before.st_mode & S_IFMT == S_IFREG else { break }
             let started = Self.realTimeNanoseconds()
             guard lseek(fd, 0, SEEK_SET) == 0 else { throw SystemError("lseek", path: path, errno: errno) }
-            let ingested = try store.ingest(fd: fd, size: Int(before.st_size), path: path)
-            if ingested.directoryWritten != nil { written[ingested.hash] = ingested }
+            let read: SettleRead
+            if Int(before.st_size) <= BackupStore.inMemoryLimit {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(Int(before.st_size) + 1)
+                try TreeOperations.readAll(fd, path: path) { chunk in bytes.append(contentsOf: chunk) }
+                read = .inMemory(bytes, ContentHash(of: bytes))
+            } else {
+                let ingested = try store.ingest(fd: fd, size: Int(before.st_size), path: path)
+                if ingested.directoryWritten != nil { written[ingested.hash] = ingested }
+                read = .stored(ingested)
+            }
             var after = stat()
             guard fstat(fd, &after) == 0 else { throw SystemError("stat", path: path, errno: errno) }
-            last = (ingested, after)
+            last = (read, after)
             var named = stat()
             let state = FileState(after)
             let stillNamed = lstat(path, &named) == 0 && FileState(named).inode == state.inode && FileState(named).device == state.device
-            guard FileState(before) == state, stillNamed, state.size == ingested.size else {
+            guard FileState(before) == state, stillNamed, state.size == read.size else {
                 confirmable = nil
                 continue
             }
@@ -138,22 +150,47 @@ extension HomeWalker {
             // Written within a clock tick of this read: a write after the
             // read began might not have moved the times. The same bytes and
             // times from a second read settle it.
-            if let c = confirmable, c.state == state, c.hash == ingested.hash {
+            if let c = confirmable, c.state == state, c.hash == read.hash {
                 settled = true
                 break
             }
-            confirmable = (state, ingested.hash)
+            confirmable = (state, read.hash)
         }
         guard let last else { throw SystemError("open", path: path, errno: ENOENT) }
-        for (hash, _) in written where hash != last.ingested.hash { unlink(store.objectPath(hash)) }
+        let ingested: BackupStore.Ingested
+        switch last.read {
+        case .inMemory(let bytes, let hash): ingested = try store.ingest(bytes, hash: hash)
+        case .stored(let stored): ingested = written[stored.hash] ?? stored
+        }
+        for (hash, _) in written where hash != ingested.hash { unlink(store.objectPath(hash)) }
         filesRead += 1
-        bytesRead += last.ingested.size
-        if let first = written[last.ingested.hash] { count(first) }
+        bytesRead += ingested.size
+        count(ingested)
         if !settled { unsettled.append(rel) }
         let state = FileState(last.st)
-        return BackupEntry(path: rel, kind: .file(hash: last.ingested.hash, size: last.ingested.size), mode: UInt32(last.st.st_mode) & 0o7777,
+        return BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(last.st.st_mode) & 0o7777,
                            modificationTime: state.modificationTime, changeTime: state.changeTime, inode: state.inode,
                            unsettled: !settled)
+    }
+
+    /// One read of a file being settled: in memory, or already stored.
+    enum SettleRead {
+        case inMemory([UInt8], ContentHash)
+        case stored(BackupStore.Ingested)
+
+        var size: Int {
+            switch self {
+            case .inMemory(let bytes, _): return bytes.count
+            case .stored(let ingested): return ingested.size
+            }
+        }
+
+        var hash: ContentHash {
+            switch self {
+            case .inMemory(_, let hash): return hash
+            case .stored(let ingested): return ingested.hash
+            }
+        }
     }
 
     /// Counts a stored object.
@@ -195,6 +232,14 @@ extension BackupStore {
         guard fd >= 0 else { throw SystemError("create", path: path, errno: errno) }
         close(fd)
         return path
+    }
+
+    /// Stores `bytes`, whose hash is `hash`, unless the store has them.
+    func ingest(_ bytes: [UInt8], hash: ContentHash) throws -> Ingested {
+        let target = objectPath(hash)
+        if FileSystem.exists(target) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
+        try writeObject(hash, to: target) { out, temp in try FileSystem.writeAll(out, bytes, path: temp) }
+        return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, directoryWritten: FileSystem.parentDirectory(target))
     }
 
     /// Stores the finished file `temp` (in `.incoming`) as an object named
