@@ -71,8 +71,11 @@ extension HomeWalker {
                     continue attempts
                 case .notADatabase:
                     return .notADatabase
-                case .failed:
-                    failure = error.description
+                case .needsRecovery:
+                    failure = SQLiteError.recoveryReason
+                    break attempts
+                case .failed(_, let operation, let code, let message):
+                    failure = "SQLite could not copy it: \(operation) failed: \(message) (SQLite result code \(code))"
                     break attempts
                 }
             }
@@ -285,7 +288,7 @@ extension ContainerManager {
         } catch {
             switch error {
             case .notADatabase(_, let code): return "not a valid database (SQLite result code \(code))"
-            case .busy: return "it could not be opened"
+            case .busy, .needsRecovery: return "it could not be opened"
             case .failed(_, let operation, let code, let message): return "\(operation): \(message) (SQLite result code \(code))"
             }
         }

@@ -132,6 +132,34 @@ final class Python: @unchecked Sendable {
         #expect(f.s.entries(f.store.incomingDirectory).isEmpty)
     }
 
+    /// Leaves a hot journal: a transaction that spilled into the database
+    /// file, and a process that died before committing it.
+    static let die = #"""
+    import os, sqlite3, sys
+    db = sqlite3.connect(sys.argv[1], isolation_level=None)
+    db.execute("CREATE TABLE t(n INTEGER PRIMARY KEY, payload BLOB)")
+    db.execute("PRAGMA cache_size=1")
+    db.execute("BEGIN")
+    for n in range(2000):
+        db.execute("INSERT INTO t(payload) VALUES (randomblob(1000))")
+    os._exit(0)
+    """#
+
+    @Test func aDatabaseWithAnInterruptedTransactionIsReportedNotStoredTorn() throws {
+        let f = try BackupFixture()
+        let db = f.home.path + "/" + Self.dbPath
+        try Python.run(Self.die, [db])
+        #expect(FileManager.default.fileExists(atPath: db + "-journal"))
+        let report = try f.manager.backup(f.bundle.identifier)
+        #expect(report.notBackedUp == [ContainerManager.NotBackedUp(
+            path: Self.dbPath, reason: "an interrupted transaction is still in its journal, and only a writer may roll it back; "
+                + "open the database with the app once, then back up again")])
+        let paths = report.manifest.entries.map(\.path)
+        #expect(!paths.contains(Self.dbPath) && !paths.contains(Self.dbPath + "-journal"), "\(paths)")
+        // The app's journal is left for the app.
+        #expect(FileManager.default.fileExists(atPath: db + "-journal"))
+    }
+
     @Test func aFileThatOnlyStartsLikeADatabaseIsStoredAsItsBytes() throws {
         let f = try BackupFixture()
         let bytes = Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0xA5, count: 5000)
