@@ -12,6 +12,8 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 PACKAGES := pkg-config python3 libplist-utils libplist-dev hyperfine \
             libglib2.0-bin dconf-gsettings-backend dconf-service dbus dbus-daemon \
             libsodium-dev
+# SQLite: the backup of databases in a home (libsqlite3-dev), the tests' and the bench's peer (sqlite3).
+PACKAGES += libsqlite3-dev sqlite3
 # The keychain: libsecret headers, and a real gnome-keyring for its integration tests.
 PACKAGES += libsecret-1-dev libglib2.0-dev gnome-keyring libsecret-tools
 # prefsd's bench builds an in-process GSettings peer (bench/gsettings_bench.c).

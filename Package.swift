@@ -27,7 +27,10 @@ let package = Package(
         .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
-        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr"]),
+        // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
+        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup"]),
         .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"]),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.

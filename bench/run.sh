@@ -6,6 +6,8 @@
 #   start   defaults read D K: --static-swift-stdlib build vs a dynamic build
 #   codec   plistbench decode/encode (10 MB)  vs  python3 plistlib (bench/codec_peers.py)  vs  libplist
 #   containers  apphome update (1,000 files / 100 MiB) and first/second backup  vs  cp -a (bench/containers.sh)
+#   database  apphome backup of a 100 MiB SQLite database under a writer, and twice idle,
+#             vs sqlite3 db ".backup out" (bench/database_backup.sh; SKIP_DATABASE=1 skips it)
 #   settings  defaults lint (500 specifiers, 20 languages); validated vs unvalidated write
 #             (bench/settings_bundle.sh, runs alone too; SKIP_SETTINGS=1 skips it)
 #   update  apphome update (rename, journaled) vs cp -a; apphome doctor on 50 healthy apps
@@ -204,6 +206,12 @@ fi
 if [[ ${SKIP_CONTAINERS:-0} != 1 ]]; then
     log "containers: update of an app with ${FILES:-1000} files / ${MB:-100} MiB; first and second backup"
     BIN_DIR=$BIN_DIR "$here/containers.sh" | tee "$WORK/containers.log"
+fi
+
+# --- a live SQLite database: apphome backup vs sqlite3 .backup (bench/database_backup.sh) ---
+if [[ ${SKIP_DATABASE:-0} != 1 ]]; then
+    log "database: backup of a ${DB_MB:-100} MiB SQLite database under a writer; apphome backup vs sqlite3 .backup"
+    BIN_DIR=$BIN_DIR "$here/database_backup.sh" | tee "$WORK/database.log"
 fi
 
 # --- settings bundles: lint time, validated vs unvalidated write ------------------------

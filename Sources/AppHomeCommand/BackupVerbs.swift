@@ -59,8 +59,9 @@ extension AppHomeCommand {
         return BackupSecrets(password: bytes.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<end])) })
     }
 
-    /// `backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]`.
-    func backup(_ args: [String]) throws {
+    /// `backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]`:
+    /// 1 when a database could not be copied (the backup lacks it).
+    func backup(_ args: [String]) throws -> Int32 {
         let parsed = try scan(args, options: ["--to"], flags: ["--all", "--password-stdin", "--password"])
         let reports: [ContainerManager.BackupReport]
         // The arguments are checked before a password is asked for.
@@ -78,6 +79,7 @@ extension AppHomeCommand {
             reports = try manager.backupAll(to: parsed.values["--to"], secrets: secrets)
             if reports.isEmpty { console.out("no apps installed; nothing to back up\n") }
         }
+        var incomplete = false
         for r in reports {
             let m = r.manifest
             console.out("backed up \(m.bundleIdentifier) \(m.displayVersion) to \(r.manifestPath)\n")
@@ -87,10 +89,23 @@ extension AppHomeCommand {
             for path in r.skipped {
                 console.err("apphome: warning: \(m.bundleIdentifier): \(path) is not a file, directory or link, or its name is not UTF-8; not backed up\n")
             }
+            if !r.databases.isEmpty {
+                console.out("\(Self.count(r.databases.count, "database")) copied with SQLite's backup API (without -wal, -shm, -journal): "
+                            + r.databases.joined(separator: ", ") + "\n")
+            }
+            for path in r.unsettled {
+                console.err("apphome: warning: \(m.bundleIdentifier): \(path) kept changing while it was read; "
+                            + "stored as last read and marked unsettled, it may mix two versions\n")
+            }
+            for missing in r.notBackedUp {
+                console.err("apphome: \(m.bundleIdentifier): \(missing.path) is not in the backup: \(missing.reason)\n")
+                incomplete = true
+            }
             if secrets.password != nil && m.participants["keychain"] == nil {
                 console.out("note: \(m.bundleIdentifier) has no keychain items; the backup password protects nothing in this backup\n")
             }
         }
+        return incomplete ? 1 : 0
     }
 
     /// `restore <backup> [--from DIR] [--app Name.app] [--password | --password-stdin]`:

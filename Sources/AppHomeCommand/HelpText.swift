@@ -48,7 +48,8 @@ enum HelpText {
                                          is refused, nothing changes
       backups [<bundle-id>] [--from DIR] [--verify]
                                          list backups; --verify reads every stored file
-                                         and checks it against its checksum
+                                         and checks it against its checksum, and every
+                                         stored database with SQLite's integrity check
       prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]
                                          keep each app's N newest backups; remove the older
                                          ones and the stored files no remaining backup needs

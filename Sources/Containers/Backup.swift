@@ -26,6 +26,21 @@ extension ContainerManager {
         public var skipped: [String]
         /// Items the app marked with ``ContainerManager/excludeFromBackupAttribute``, not backed up.
         public var excluded: [String]
+        /// SQLite databases copied with SQLite's backup API (their `-wal`,
+        /// `-shm` and `-journal` files are not stored).
+        public var databases: [String] = []
+        /// Files that changed every time they were read: stored as last
+        /// read, their entries marked ``BackupEntry/unsettled``.
+        public var unsettled: [String] = []
+        /// Databases that are not in the backup (locked for too long,
+        /// unreadable), and why: the backup is incomplete.
+        public var notBackedUp: [NotBackedUp] = []
+    }
+
+    /// A file left out of a backup it should be in, and why.
+    public struct NotBackedUp: Equatable, Sendable {
+        public var path: String
+        public var reason: String
     }
 
     /// The extended attribute that keeps an item (and everything under it)
@@ -73,7 +88,9 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/notInstalled(_:)``,
     ///   ``ContainersError/participantFailed(name:identifier:reason:)``,
     ///   ``ContainersError/system(_:)``.
-    public func backup(_ identifier: BundleIdentifier, to directory: String? = nil, secrets: BackupSecrets = .none) throws(ContainersError) -> BackupReport {
+    ///   - options: how long to wait for a locked database, how often to read a changing file.
+    public func backup(_ identifier: BundleIdentifier, to directory: String? = nil, secrets: BackupSecrets = .none,
+                       options: BackupOptions = BackupOptions()) throws(ContainersError) -> BackupReport {
         let lock = try registry.lock()
         defer { lock.unlock() }
         let current = try registry.read()
@@ -81,13 +98,14 @@ extension ContainerManager {
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
         defer { storeLock.unlock() }
-        return try backup(entry, groupContainers: current.groups, into: store, secrets: secrets)
+        return try backup(entry, groupContainers: current.groups, into: store, secrets: secrets, options: options)
     }
 
     /// Backs up every installed app, in bundle-id order, into one store.
     ///
     /// - Returns: one report per app.
-    public func backupAll(to directory: String? = nil, secrets: BackupSecrets = .none) throws(ContainersError) -> [BackupReport] {
+    public func backupAll(to directory: String? = nil, secrets: BackupSecrets = .none,
+                          options: BackupOptions = BackupOptions()) throws(ContainersError) -> [BackupReport] {
         let lock = try registry.lock()
         defer { lock.unlock() }
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
@@ -95,13 +113,15 @@ extension ContainerManager {
         defer { storeLock.unlock() }
         var reports: [BackupReport] = []
         let current = try registry.read()
-        for entry in current.sortedEntries { reports.append(try backup(entry, groupContainers: current.groups, into: store, secrets: secrets)) }
+        for entry in current.sortedEntries {
+            reports.append(try backup(entry, groupContainers: current.groups, into: store, secrets: secrets, options: options))
+        }
         return reports
     }
 
     /// - Parameter groupContainers: the registry's group id → container UUID.
     private func backup(_ entry: RegistryEntry, groupContainers: [AppGroupIdentifier: String], into store: BackupStore,
-                        secrets: BackupSecrets) throws(ContainersError) -> BackupReport {
+                        secrets: BackupSecrets, options: BackupOptions) throws(ContainersError) -> BackupReport {
         let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         let started = now()
         let device = try hostIdentifier()
@@ -114,7 +134,8 @@ extension ContainerManager {
             }
         }
         let previous = newestReadableManifest(of: entry.bundleIdentifier, in: store)
-        var walker = HomeWalker(directory: home.path, store: store, previous: previous?.entries ?? [], previousTime: previous?.creationTime) {
+        var walker = HomeWalker(directory: home.path, store: store, options: options, previous: previous?.entries ?? [],
+                                previousTime: previous?.creationTime) {
             BackupManifest.isExcluded($0, bundleName: home.bundleName)
         }
         try containersErrors { try walker.walk("") }
@@ -124,7 +145,7 @@ extension ContainerManager {
             guard let uuid = groupContainers[group] else { continue }
             let container = layout.groupContainer(uuid: uuid)
             guard FileSystem.isDirectory(container.path) else { continue }
-            var groupWalker = HomeWalker(directory: container.path, store: store, previous: previous?.groups[group] ?? [],
+            var groupWalker = HomeWalker(directory: container.path, store: store, options: options, previous: previous?.groups[group] ?? [],
                                          previousTime: previous?.creationTime, isExcluded: BackupManifest.isExcludedFromGroup)
             try containersErrors { try groupWalker.walk("") }
             groups[group] = groupWalker.entries
@@ -147,7 +168,8 @@ extension ContainerManager {
         }
         return BackupReport(manifestPath: path, manifest: manifest, filesRead: walker.filesRead, bytesRead: walker.bytesRead,
                             bytesStored: walker.bytesStored, objectsStored: walker.objectsStored, skipped: walker.skipped,
-                            excluded: walker.excluded)
+                            excluded: walker.excluded, databases: walker.databases, unsettled: walker.unsettled,
+                            notBackedUp: walker.notBackedUp)
     }
 
     /// The newest manifest of `identifier` that reads cleanly, for the
@@ -176,6 +198,7 @@ struct HomeWalker {
     let directory: String
     let isExcluded: (String) -> Bool
     let store: BackupStore
+    let options: BackupOptions
     /// Files of the previous backup by path, when their times can be trusted.
     let reusable: [String: BackupEntry]
     var entries: [BackupEntry] = []
@@ -186,15 +209,19 @@ struct HomeWalker {
     var skipped: [String] = []
     var excluded: [String] = []
     var directoriesWritten: Set<String> = []
+    var databases: [String] = []
+    var unsettled: [String] = []
+    var notBackedUp: [ContainerManager.NotBackedUp] = []
 
     /// - Parameters:
     ///   - previous: the same tree's entries in the previous backup, taken at `previousTime`.
     ///   - isExcluded: whether a relative path (and what is under it) is left out.
-    init(directory: String, store: BackupStore, previous: [BackupEntry], previousTime: PlistDate?,
+    init(directory: String, store: BackupStore, options: BackupOptions, previous: [BackupEntry], previousTime: PlistDate?,
          isExcluded: @escaping (String) -> Bool) {
         self.directory = directory
         self.isExcluded = isExcluded
         self.store = store
+        self.options = options
         var reusable: [String: BackupEntry] = [:]
         if let previousTime {
             // Racy-file rule: a file modified in the same clock tick as the
@@ -202,7 +229,7 @@ struct HomeWalker {
             // so only files older than that scan's start are trusted.
             let cutoff = Int64(previousTime.secondsSince1970 * 1e9)
             for e in previous {
-                if case .file = e.kind, e.modificationTime < cutoff, e.changeTime < cutoff { reusable[e.path] = e }
+                if case .file = e.kind, !e.unsettled, e.modificationTime < cutoff, e.changeTime < cutoff { reusable[e.path] = e }
             }
         }
         self.reusable = reusable
@@ -218,12 +245,18 @@ struct HomeWalker {
         skipped += other.skipped.map { label + $0 }
         excluded += other.excluded.map { label + $0 }
         directoriesWritten.formUnion(other.directoriesWritten)
+        databases += other.databases.map { label + $0 }
+        unsettled += other.unsettled.map { label + $0 }
+        notBackedUp += other.notBackedUp.map { ContainerManager.NotBackedUp(path: label + $0.path, reason: $0.reason) }
     }
 
     /// Records the items under `relative` (`""` for the top).
     mutating func walk(_ relative: String) throws {
         let dir = relative.isEmpty ? directory : directory + "/" + relative
         let names = try FileSystem.directoryEntries(dir).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        // Databases of this directory: their -wal, -shm and -journal files,
+        // which sort after them, are not stored (the copy holds what they held).
+        var databasesHere: Set<String> = []
         for name in names {
             let rel = relative.isEmpty ? name : relative + "/" + name
             if isExcluded(rel) { continue }
@@ -252,44 +285,46 @@ struct HomeWalker {
                 let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
             case S_IFREG:
-                entries.append(try file(rel, path: path, st))
+                if let stem = Self.companionStem(name), databasesHere.contains(stem) { continue }
+                let (entry, isDatabase) = try file(rel, path: path, st)
+                if isDatabase { databasesHere.insert(name) }
+                if let entry { entries.append(entry) }
             default:
                 skipped.append(rel)
             }
         }
     }
 
-    private mutating func file(_ rel: String, path: String, _ st: stat) throws -> BackupEntry {
-        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        let ctime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
-        let inode = UInt64(st.st_ino)
-        let mode = UInt32(st.st_mode) & 0o7777
-        if let old = reusable[rel], case .file(let hash, let size) = old.kind, size == Int(st.st_size),
-           old.modificationTime == mtime, old.changeTime == ctime, old.inode == inode {
-            var ost = stat()
-            if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == size {
-                return BackupEntry(path: rel, kind: old.kind, mode: mode, modificationTime: mtime, changeTime: ctime, inode: inode)
-            }
-        }
+    /// Records the regular file `rel`: a SQLite database through SQLite's
+    /// backup API, any other file by reading it until it holds still.
+    ///
+    /// - Returns: the entry (`nil` for a database that could not be
+    ///   copied, reported in ``notBackedUp``), and whether the file is a database.
+    private mutating func file(_ rel: String, path: String, _ st: stat) throws -> (BackupEntry?, database: Bool) {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open", path: path, errno: errno) }
         defer { close(fd) }
-        // Times from the open file, before reading: a write during the read
-        // makes them differ next time, so the file is read again then.
         var fst = stat()
         guard fstat(fd, &fst) == 0 else { throw SystemError("stat", path: path, errno: errno) }
         guard fst.st_mode & S_IFMT == S_IFREG else { throw SystemError("open", path: path, errno: EINVAL) }
-        let ingested = try store.ingest(fd: fd, size: Int(fst.st_size), path: path)
-        filesRead += 1
-        bytesRead += ingested.size
-        bytesStored += ingested.storedBytes
-        if let d = ingested.directoryWritten {
-            objectsStored += 1
-            directoriesWritten.insert(d)
+        // Peeked at even when the quick check would pass: a database's
+        // changes may be in its -wal alone, which leaves its own times as they were.
+        if try Self.startsWithSQLiteHeader(fd, path: path) {
+            switch try database(rel, path: path, fst) {
+            case .stored(let entry): return (entry, true)
+            case .notBackedUp: return (nil, true)
+            case .notADatabase: break   // its bytes, as for any file
+            }
         }
-        return BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(fst.st_mode) & 0o7777,
-                           modificationTime: Int64(fst.st_mtim.tv_sec) * 1_000_000_000 + Int64(fst.st_mtim.tv_nsec),
-                           changeTime: Int64(fst.st_ctim.tv_sec) * 1_000_000_000 + Int64(fst.st_ctim.tv_nsec),
-                           inode: UInt64(fst.st_ino))
+        let state = FileState(fst)
+        if let old = reusable[rel], case .file(let hash, let size) = old.kind, size == state.size,
+           old.modificationTime == state.modificationTime, old.changeTime == state.changeTime, old.inode == state.inode {
+            var ost = stat()
+            if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == size {
+                return (BackupEntry(path: rel, kind: old.kind, mode: UInt32(fst.st_mode) & 0o7777, modificationTime: state.modificationTime,
+                                    changeTime: state.changeTime, inode: state.inode), false)
+            }
+        }
+        return (try settledFile(rel, path: path, fd: fd), false)
     }
 }

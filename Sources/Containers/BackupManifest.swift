@@ -21,14 +21,20 @@ public struct BackupEntry: Equatable, Sendable {
     public var modificationTime: Int64 = 0
     public var changeTime: Int64 = 0
     public var inode: UInt64 = 0
+    /// For files: the file kept changing while it was read, every time it
+    /// was read, so the stored bytes may mix two versions (format version
+    /// 3, `Unsettled = true`). The next backup reads it again.
+    public var unsettled = false
 
-    public init(path: String, kind: Kind, mode: UInt32, modificationTime: Int64 = 0, changeTime: Int64 = 0, inode: UInt64 = 0) {
+    public init(path: String, kind: Kind, mode: UInt32, modificationTime: Int64 = 0, changeTime: Int64 = 0, inode: UInt64 = 0,
+                unsettled: Bool = false) {
         self.path = path
         self.kind = kind
         self.mode = mode
         self.modificationTime = modificationTime
         self.changeTime = changeTime
         self.inode = inode
+        self.unsettled = unsettled
     }
 }
 
@@ -40,10 +46,16 @@ public struct BackupEntry: Equatable, Sendable {
 /// covers the inner manifest's bytes, so an edit anywhere in it is found.
 public struct BackupManifest: Equatable, Sendable {
     /// The newest format version this code reads and writes: 2 adds
-    /// `Groups`, 3 adds `TeamIdentifier`. A backup is written with the
-    /// lowest version that holds what it has (version 1 without app groups
-    /// or team), which older readers understand.
+    /// `Groups`, 3 adds `TeamIdentifier` and `Unsettled` on an entry. A
+    /// backup is written with the lowest version that holds it (1 without
+    /// groups, team or unsettled files), which older readers understand.
     public static let formatVersion = 3
+
+    /// The version this manifest is written with: the lowest that holds it.
+    public var requiredFormatVersion: Int {
+        if team != nil || allEntries.contains(where: \.unsettled) { return 3 }
+        return groups.isEmpty ? 1 : 2
+    }
 
     public var bundleIdentifier: BundleIdentifier
     /// The bundle directory's name when the backup was taken (not backed up).
@@ -132,7 +144,7 @@ public struct BackupManifest: Equatable, Sendable {
         do {
             let inner = try PlistCodec.encode(.dictionary(body), format: .binary)
             let envelope: PlistValue = .dictionary([
-                "FormatVersion": .integer(team != nil ? 3 : groups.isEmpty ? 1 : 2),
+                "FormatVersion": .integer(Int128(requiredFormatVersion)),
                 "Manifest": .data(inner),
                 "Checksum": .data(ContentHash(of: inner).bytes),
             ])
@@ -157,6 +169,7 @@ public struct BackupManifest: Equatable, Sendable {
                 d["ModificationTime"] = .integer(Int128(e.modificationTime))
                 d["ChangeTime"] = .integer(Int128(e.changeTime))
                 d["Inode"] = .integer(Int128(e.inode))
+                if e.unsettled { d["Unsettled"] = .bool(true) }
             case .symlink(let target):
                 d["Type"] = .string("symlink")
                 d["Target"] = .string(target)
@@ -215,14 +228,14 @@ public struct BackupManifest: Equatable, Sendable {
             participants[name] = payload
         }
 
-        let entries = try Self.decode(items, where: "", path: path) { Self.pathProblem($0, bundleName: bundleName) }
+        let entries = try Self.decode(items, where: "", path: path, version: version) { Self.pathProblem($0, bundleName: bundleName) }
         var groups: [AppGroupIdentifier: [BackupEntry]] = [:]
         if let value = body["Groups"] {
             guard version >= 2, case .dictionary(let byGroup) = value else { throw damaged("Groups is not a dictionary of version 2") }
             for (name, list) in byGroup {
                 guard let group = try? AppGroupIdentifier(name) else { throw damaged("'\(name)' is not a valid app group identifier") }
                 guard case .array(let groupItems) = list else { throw damaged("the entries of \(name) are not an array") }
-                groups[group] = try Self.decode(groupItems, where: name + ":", path: path, problem: Self.groupPathProblem)
+                groups[group] = try Self.decode(groupItems, where: name + ":", path: path, version: version, problem: Self.groupPathProblem)
             }
         }
         var team: TeamIdentifier? = nil
@@ -239,8 +252,9 @@ public struct BackupManifest: Equatable, Sendable {
     }
 
     /// Decodes and checks one list of entries; `label` prefixes paths in
-    /// messages (`group.x:` for a group's), `problem` says why a path cannot be there.
-    static func decode(_ items: [PlistValue], where label: String, path: String,
+    /// messages (`group.x:` for a group's), `problem` says why a path cannot be there;
+    /// `version` is the envelope's (`Unsettled` needs 3).
+    static func decode(_ items: [PlistValue], where label: String, path: String, version: Int128,
                        problem: (String) -> String?) throws(ContainersError) -> [BackupEntry] {
         func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: reason) }
         var entries: [BackupEntry] = []
@@ -265,10 +279,15 @@ public struct BackupManifest: Equatable, Sendable {
                 guard case .data(let h)? = d["Hash"], let hash = ContentHash(bytes: h) else { throw damaged("\(p): Hash is missing") }
                 let size = Int(try int("Size", 0...Int128(Int.max)))
                 let int64 = Int128(Int64.min)...Int128(Int64.max)
+                var unsettled = false
+                if let flag = d["Unsettled"] {
+                    guard version >= 3, case .bool(let b) = flag else { throw damaged("\(p): Unsettled is not a boolean of version 3") }
+                    unsettled = b
+                }
                 entries.append(BackupEntry(path: p, kind: .file(hash: hash, size: size), mode: mode,
                                            modificationTime: Int64(try int("ModificationTime", int64)),
                                            changeTime: Int64(try int("ChangeTime", int64)),
-                                           inode: UInt64(try int("Inode", 0...Int128(UInt64.max)))))
+                                           inode: UInt64(try int("Inode", 0...Int128(UInt64.max))), unsettled: unsettled))
             case .string("symlink")?:
                 guard case .string(let target)? = d["Target"], !target.isEmpty, !target.contains("\0") else {
                     throw damaged("\(p): Target is missing")

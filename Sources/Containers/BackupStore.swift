@@ -216,7 +216,7 @@ public struct BackupStore: Sendable {
     }
 
     /// Writes a new object at `target` through a temp file in `.incoming`.
-    private func writeObject(_ hash: ContentHash, to target: String, _ body: (Int32, String) throws -> Void) throws {
+    func writeObject(_ hash: ContentHash, to target: String, _ body: (Int32, String) throws -> Void) throws {
         let temp = try newIncomingFile(for: hash)
         do {
             defer { close(temp.fd) }
@@ -230,7 +230,7 @@ public struct BackupStore: Sendable {
     }
 
     /// Renames a finished temp file to its object path; removes it on failure.
-    private func place(_ temp: String, at target: String) throws {
+    func place(_ temp: String, at target: String) throws {
         do {
             try TreeOperations.makeDirectory(FileSystem.parentDirectory(target))
             try TreeOperations.rename(temp, to: target)

@@ -119,6 +119,9 @@ extension ContainerManager {
         // unless another installed app shares the group's live container.
         let declared = bundle.map { $0.signature?.entitlements.applicationGroups ?? [] } ?? previous!.groups
         var groupNotes: [String] = []
+        for e in manifest.allEntries where e.unsettled {
+            groupNotes.append("\(e.path) kept changing while it was backed up; it is restored as last read, which may mix two of its versions")
+        }
         var restoredGroups: [AppGroupIdentifier: String] = [:]
         for group in manifest.groups.keys.sorted() {
             guard declared.contains(group) else {
@@ -269,7 +272,8 @@ extension ContainerManager {
 
     /// Checks the backup at `manifestPath` completely without restoring it:
     /// everything ``restore(from:bundle:)`` checks before it changes
-    /// anything, including the hash of every object.
+    /// anything, including the hash of every object; and every stored file
+    /// that starts with SQLite's header must pass `PRAGMA integrity_check`.
     ///
     /// - Returns: the manifest.
     /// - Throws: the errors of ``restore(from:bundle:)`` about the backup.
@@ -279,14 +283,21 @@ extension ContainerManager {
         for e in manifest.allEntries {
             guard case .file(let hash, _) = e.kind, checked.insert(hash).inserted else { continue }
             let hasher = ContentHasher()
+            var prefix: [UInt8] = []
             try containersErrors {
                 let fd = open(store.objectPath(hash), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
                 guard fd >= 0 else { throw SystemError("open", path: store.objectPath(hash), errno: errno) }
                 defer { close(fd) }
-                try TreeOperations.readAll(fd, path: store.objectPath(hash)) { hasher.update($0) }
+                try TreeOperations.readAll(fd, path: store.objectPath(hash)) { chunk in
+                    if prefix.count < 16 { prefix += chunk.prefix(16 - prefix.count) }
+                    hasher.update(chunk)
+                }
             }
             guard hasher.finish() == hash else {
                 throw .backupDamaged(path: manifestPath, reason: "\(e.path) does not match its checksum")
+            }
+            if let problem = Self.databaseProblem(store.objectPath(hash), prefix: prefix) {
+                throw .backupDamaged(path: manifestPath, reason: "\(e.path) is a database that fails SQLite's integrity check: \(problem)")
             }
         }
         return manifest

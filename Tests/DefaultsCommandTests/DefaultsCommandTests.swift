@@ -222,7 +222,7 @@ final class Harness {
     func importReadsJSONAndXMLFromStandardInput(arguments: [String], input: String) {
         let h = Harness()
         let console = CapturingConsole(input: Array(input.utf8))
-        let status = DefaultsCommand.run(arguments, environment: DefaultsEnvironment(home: "/nonexistent-home"), console: console, makeStore: { _ in h.store })
+        let status = DefaultsCommand.run(arguments, configuration: Configuration(root: "/nonexistent-home/.local/share/apphome"), console: console, makeStore: { _ in h.store })
         #expect(status == 0, "\(console.standardError)")
         #expect(h.stored("com.t") == ["n": .integer(1), "r": .real(2.5), "when": .date(PlistDate(secondsSinceReferenceDate: 0))])
     }

@@ -1,0 +1,297 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AppHomeSystem
+import Preferences
+import SQLiteBackup
+
+/// What a file's `stat` says about its contents: if two of these taken
+/// before and after a read are equal (and the read began well after the
+/// modification time), no write happened during the read.
+struct FileState: Equatable {
+    var size: Int
+    var modificationTime: Int64
+    var changeTime: Int64
+    var inode: UInt64
+    var device: UInt64
+
+    init(_ st: stat) {
+        size = Int(st.st_size)
+        modificationTime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        changeTime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+        inode = UInt64(st.st_ino)
+        device = UInt64(st.st_dev)
+    }
+}
+
+extension HomeWalker {
+    /// What became of a file that starts like a database.
+    enum DatabaseOutcome {
+        case stored(BackupEntry)
+        /// Locked for too long, or unreadable: in ``notBackedUp``.
+        case notBackedUp
+        /// SQLite says it is none (or is damaged): backed up as plain bytes.
+        case notADatabase
+    }
+
+    /// The database whose companion `name` is (`db` for `db-wal`,
+    /// `db-shm`, `db-journal`), or `nil`.
+    static func companionStem(_ name: String) -> String? {
+        for suffix in ["-wal", "-shm", "-journal"] where name.hasSuffix(suffix) && name.utf8.count > suffix.utf8.count {
+            return String(name.dropLast(suffix.count))
+        }
+        return nil
+    }
+
+    /// Whether the open file `fd` begins with SQLite's 16-byte header.
+    static func startsWithSQLiteHeader(_ fd: Int32, path: String) throws -> Bool {
+        var prefix = [UInt8](repeating: 0, count: SQLiteDatabase.header.count)
+        var n: Int
+        repeat { n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) } } while n < 0 && errno == EINTR
+        guard n >= 0 else { throw SystemError("read", path: path, errno: errno) }
+        return n == prefix.count && SQLiteDatabase.hasHeader(prefix)
+    }
+
+    /// Copies the database at `path` with SQLite's online backup API into
+    /// a temp file of the store, then stores that file by its hash (nothing
+    /// new when the store has it: the copy of an unchanged database is the
+    /// same bytes). A database locked for longer than the options allow,
+    /// on every attempt, is reported and not stored: never a torn copy.
+    mutating func database(_ rel: String, path: String, _ st: stat) throws -> DatabaseOutcome {
+        var failure = ""
+        attempts: for _ in 0..<options.databaseAttempts {
+            let temp = try store.newSnapshotFile()
+            do {
+                try SQLiteDatabase.snapshot(from: path, into: temp, busyTimeoutMilliseconds: options.databaseBusyTimeoutMilliseconds)
+            } catch {
+                unlink(temp)
+                switch error {
+                case .busy:
+                    failure = "the database stayed locked by another connection for more than "
+                        + "\(options.databaseAttempts) × \(options.databaseBusyTimeoutMilliseconds) ms"
+                    continue attempts
+                case .notADatabase:
+                    return .notADatabase
+                case .needsRecovery:
+                    failure = SQLiteError.recoveryReason
+                    break attempts
+                case .failed(_, let operation, let code, let message):
+                    failure = "SQLite could not copy it: \(operation) failed: \(message) (SQLite result code \(code))"
+                    break attempts
+                }
+            }
+            let ingested = try store.adopt(temp, path: path)
+            filesRead += 1
+            bytesRead += ingested.size
+            count(ingested)
+            databases.append(rel)
+            let state = FileState(st)
+            return .stored(BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(st.st_mode) & 0o7777,
+                                       modificationTime: state.modificationTime, changeTime: state.changeTime, inode: state.inode))
+        }
+        notBackedUp.append(ContainerManager.NotBackedUp(path: rel, reason: failure))
+        return .notBackedUp
+    }
+
+    /// Reads the regular file open as `fd` (at `path`) until a read is
+    /// known to hold bytes the file held: its size, modification and change
+    /// times and inode the same before and after the read, the path still
+    /// naming it, and either the times older than the start of the read by
+    /// more than the clock's granularity, or a second read giving the same
+    /// bytes and times. After ``BackupOptions/fileAttempts`` reads, the last
+    /// is stored and the entry marked ``BackupEntry/unsettled``.
+    ///
+    /// A file up to ``BackupStore/inMemoryLimit`` is read into memory and
+    /// stored only once a read is accepted (so a check is as quick as a
+    /// read); a larger one is stored as it is read, and an object a
+    /// rejected read wrote is removed again (nothing else names it: it was new).
+    mutating func settledFile(_ rel: String, path: String, fd firstFD: Int32) throws -> BackupEntry {
+        var fd = firstFD
+        defer { if fd != firstFD { close(fd) } }
+        var written: [ContentHash: BackupStore.Ingested] = [:]
+        var confirmable: (state: FileState, hash: ContentHash)?
+        var last: (read: SettleRead, st: stat)?
+        var settled = false
+        for attempt in 1...options.fileAttempts {
+            if attempt > 1 {
+                usleep(useconds_t(1_000 * (attempt - 1)))   // let a burst of writes end
+                let again = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                guard again >= 0 else { break }   // removed or replaced by a non-file: keep the last read
+                if fd != firstFD { close(fd) }
+                fd = again
+            }
+            var before = stat()
+            guard fstat(fd, &before) == 0 else { throw SystemError("stat", path: path, errno: errno) }
+            guard before.st_mode & S_IFMT == S_IFREG else { break }
+            let started = Self.realTimeNanoseconds()
+            guard lseek(fd, 0, SEEK_SET) == 0 else { throw SystemError("lseek", path: path, errno: errno) }
+            let read: SettleRead
+            if Int(before.st_size) <= BackupStore.inMemoryLimit {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(Int(before.st_size) + 1)
+                try TreeOperations.readAll(fd, path: path) { chunk in bytes.append(contentsOf: chunk) }
+                read = .inMemory(bytes, ContentHash(of: bytes))
+            } else {
+                let ingested = try store.ingest(fd: fd, size: Int(before.st_size), path: path)
+                if ingested.directoryWritten != nil { written[ingested.hash] = ingested }
+                read = .stored(ingested)
+            }
+            var after = stat()
+            guard fstat(fd, &after) == 0 else { throw SystemError("stat", path: path, errno: errno) }
+            last = (read, after)
+            var named = stat()
+            let state = FileState(after)
+            let stillNamed = lstat(path, &named) == 0 && FileState(named).inode == state.inode && FileState(named).device == state.device
+            guard FileState(before) == state, stillNamed, state.size == read.size else {
+                confirmable = nil
+                continue
+            }
+            let recent = started - Self.timestampGranularity
+            if state.modificationTime < recent && state.changeTime < recent {
+                settled = true
+                break
+            }
+            // Written within a clock tick of this read: a write after the
+            // read began might not have moved the times. The same bytes and
+            // times from a second read settle it.
+            if let c = confirmable, c.state == state, c.hash == read.hash {
+                settled = true
+                break
+            }
+            confirmable = (state, read.hash)
+        }
+        guard let last else { throw SystemError("open", path: path, errno: ENOENT) }
+        let ingested: BackupStore.Ingested
+        switch last.read {
+        case .inMemory(let bytes, let hash): ingested = try store.ingest(bytes, hash: hash)
+        case .stored(let stored): ingested = written[stored.hash] ?? stored
+        }
+        for (hash, _) in written where hash != ingested.hash { unlink(store.objectPath(hash)) }
+        filesRead += 1
+        bytesRead += ingested.size
+        count(ingested)
+        if !settled { unsettled.append(rel) }
+        let state = FileState(last.st)
+        return BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(last.st.st_mode) & 0o7777,
+                           modificationTime: state.modificationTime, changeTime: state.changeTime, inode: state.inode,
+                           unsettled: !settled)
+    }
+
+    /// One read of a file being settled: in memory, or already stored.
+    enum SettleRead {
+        case inMemory([UInt8], ContentHash)
+        case stored(BackupStore.Ingested)
+
+        var size: Int {
+            switch self {
+            case .inMemory(let bytes, _): return bytes.count
+            case .stored(let ingested): return ingested.size
+            }
+        }
+
+        var hash: ContentHash {
+            switch self {
+            case .inMemory(_, let hash): return hash
+            case .stored(let ingested): return ingested.hash
+            }
+        }
+    }
+
+    /// Counts a stored object.
+    private mutating func count(_ ingested: BackupStore.Ingested) {
+        bytesStored += ingested.storedBytes
+        if let d = ingested.directoryWritten {
+            objectsStored += 1
+            directoriesWritten.insert(d)
+        }
+    }
+
+    /// The kernel's clock, which stamps file times: what a file's times are
+    /// compared with (the manager's injected clock is for manifests).
+    static func realTimeNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// How far a file's times may lag the real time of the write that set
+    /// them: twice the coarse clock's tick (file systems stamp with it), at
+    /// least 10 ms.
+    static let timestampGranularity: Int64 = {
+        var ts = timespec()
+        guard clock_getres(CLOCK_REALTIME_COARSE, &ts) == 0 else { return 20_000_000 }
+        return max(10_000_000, 2 * (Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)))
+    }()
+}
+
+extension BackupStore {
+    /// A new empty file (0600) in `.incoming` for a database copy; one at a
+    /// time, since the lock holder is the only writer there.
+    func newSnapshotFile() throws -> String {
+        let path = incomingDirectory + "/snapshot.sqlite"
+        for stale in [path, path + "-journal"] where unlink(stale) != 0 && errno != ENOENT {
+            throw SystemError("unlink", path: stale, errno: errno)
+        }
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SystemError("create", path: path, errno: errno) }
+        close(fd)
+        return path
+    }
+
+    /// Stores `bytes`, whose hash is `hash`, unless the store has them.
+    func ingest(_ bytes: [UInt8], hash: ContentHash) throws -> Ingested {
+        let target = objectPath(hash)
+        if FileSystem.exists(target) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
+        try writeObject(hash, to: target) { out, temp in try FileSystem.writeAll(out, bytes, path: temp) }
+        return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, directoryWritten: FileSystem.parentDirectory(target))
+    }
+
+    /// Stores the finished file `temp` (in `.incoming`) as an object named
+    /// by its hash, or removes it when the store has that object already.
+    /// `path` is the file it is a copy of, for messages.
+    func adopt(_ temp: String, path: String) throws -> Ingested {
+        let hasher = ContentHasher()
+        var count = 0
+        do {
+            let fd = Glibc.open(temp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw SystemError("open", path: temp, errno: errno) }
+            defer { close(fd) }
+            try TreeOperations.readAll(fd, path: temp) { chunk in
+                hasher.update(chunk)
+                count += chunk.count
+            }
+            let hash = hasher.finish()
+            let target = objectPath(hash)
+            if FileSystem.exists(target) {
+                unlink(temp)
+                return Ingested(hash: hash, size: count, storedBytes: 0)
+            }
+            guard fsync(fd) == 0 else { throw SystemError("fsync", path: temp, errno: errno) }
+            try place(temp, at: target)
+            return Ingested(hash: hash, size: count, storedBytes: count, directoryWritten: FileSystem.parentDirectory(target))
+        } catch {
+            unlink(temp)
+            throw error
+        }
+    }
+}
+
+extension ContainerManager {
+    /// Why the stored object at `object`, whose contents begin with
+    /// `prefix`, is not a sound database (SQLite's first complaint), or
+    /// `nil` when it passes `PRAGMA integrity_check` or is no database.
+    static func databaseProblem(_ object: String, prefix: [UInt8]) -> String? {
+        guard SQLiteDatabase.hasHeader(prefix) else { return nil }
+        do {
+            let problems = try SQLiteDatabase.integrityProblems(ofFileAt: object)
+            guard let first = problems.first else { return nil }
+            return problems.count == 1 ? first : "\(first) (and \(problems.count - 1) more)"
+        } catch {
+            switch error {
+            case .notADatabase(_, let code): return "not a valid database (SQLite result code \(code))"
+            case .busy, .needsRecovery: return "it could not be opened"
+            case .failed(_, let operation, let code, let message): return "\(operation): \(message) (SQLite result code \(code))"
+            }
+        }
+    }
+}
