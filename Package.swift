@@ -42,11 +42,13 @@ let package = Package(
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
-        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "SettingsBundle", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "CommandSupport", "Keychain", "KeychainSecretService"]),
-        .executableTarget(name: "prefsd", dependencies: ["PrefsService", "CommandSupport"]),
+        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "SettingsBundle", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain", "KeychainSecretService"]),
+        // The `prefsd` command line: options, environment, socket activation; the command layer.
+        .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
+        .executableTarget(name: "prefsd", dependencies: ["PrefsdCommand", "CommandSupport"]),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
-        .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
+        .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
         .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),

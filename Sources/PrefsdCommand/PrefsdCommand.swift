@@ -5,6 +5,7 @@ import AppHomeSystem
 import CommandSupport
 import Preferences
 import PrefsProtocol
+import PrefsService
 import SettingsBundle
 
 /// The `prefsd` command line: options, socket activation, then the service.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CommandSupport
-import PrefsService
+import PrefsdCommand
 
 let variables = ProcessVariables.all()
 let console = ProcessConsole()

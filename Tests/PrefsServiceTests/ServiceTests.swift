@@ -6,6 +6,7 @@ import CommandSupport
 import Foundation
 import Preferences
 import PrefsClient
+import PrefsdCommand
 import PrefsProtocol
 import PrefsService
 import PropertyList
