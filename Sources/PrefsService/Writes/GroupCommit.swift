@@ -33,13 +33,19 @@ extension PrefsServer {
     /// is refused; the rest are written together.
     private func commit(_ writes: [WriteQueue.PendingWrite], path: String) -> [Result<[String: PlistValue], RemoteError>] {
         let domain = writes[0].domain
-        cache.prepareCommit(path)
         let policy = configuration.writePolicy
         let cache = self.cache
         let outcome: DomainCommit.Outcome
         let results: [Result<[String: PlistValue], RemoteError>]
+        // The cached contents are checked against the file under the lock
+        // (`load` runs holding it): a writer that got the lock first, such as
+        // an embedded `FilePreferenceStore`, must not be overwritten with stale contents.
+        let loadLocked = { (d: Domain, p: String) throws(PreferencesError) -> [String: PlistValue]? in
+            cache.prepareCommit(p)
+            return try cache.load(d, path: p)
+        }
         do {
-            (outcome, results) = try DomainCommit.run(domain, path: path, load: { d, p throws(PreferencesError) in try cache.load(d, path: p) }) { working in
+            (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked) { working in
                 var results: [Result<[String: PlistValue], RemoteError>] = []
                 for w in writes {
                     counters.writes += 1
