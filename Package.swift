@@ -42,9 +42,9 @@ let package = Package(
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
-        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "SettingsBundle", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain", "KeychainSecretService"]),
+        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "SettingsBundle", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),
         // The `prefsd` command line: options, environment, socket activation; the command layer.
-        .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
+        .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
         .executableTarget(name: "prefsd", dependencies: ["PrefsdCommand", "CommandSupport"]),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),

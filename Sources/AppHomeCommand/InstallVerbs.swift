@@ -44,7 +44,7 @@ extension AppHomeCommand {
         let settings = try PrefsdSettings(variables: environment.variables)
         if let connection = try settings.connect(root: manager.layout.root) {
             let result: [String: PlistValue]
-            do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, environment: environment.variables)) } catch {
+            do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, hookEnvironment: HookEnvironment(from: environment.variables))) } catch {
                 if case .remote(let e) = error, e.code == ErrorCode.containers.rawValue { throw CommandFailure.failure(e.message) }
                 throw CommandFailure.failure(error.description)
             }

@@ -1,4 +1,5 @@
 import Containers
+import Keychain
 import Preferences
 import PrefsProtocol
 import PropertyList
@@ -26,10 +27,11 @@ public struct ServerConfiguration: Sendable {
     /// Whether SIGTERM, SIGINT and SIGHUP stop the service (the daemon's
     /// `main`); an in-process service leaves the process's signals alone.
     public var handleSignals = true
-    /// The variables the keychain's device-key policy is read from
-    /// (`DeviceKeyPolicy.forEnvironment`): the daemon's own environment.
-    /// Empty (the default): the key file, never the Secret Service.
-    public var keychainEnvironment: [String: String] = [:]
+    /// Where the keychain's device key is kept, for keychain calls and
+    /// the keychain cleanup of an uninstall: the daemon's own choice (its
+    /// `main` decides), never a client's. The default: the key file, never
+    /// the Secret Service.
+    public var keyPolicy: DeviceKeyPolicy = .fileOnly
     /// The rules every write must keep (the domains' settings schemas),
     /// applied by the one commit path to every client's writes.
     public var writePolicy: (any WritePolicy)?

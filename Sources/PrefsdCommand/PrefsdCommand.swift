@@ -3,6 +3,8 @@ import Glibc
 #endif
 import AppHomeSystem
 import CommandSupport
+import Keychain
+import KeychainSecretService
 import Preferences
 import PrefsProtocol
 import PrefsService
@@ -79,7 +81,7 @@ public enum PrefsdCommand {
                 _ = text.withCString { write(2, $0, strlen($0)) }
             }
             configuration.maximumClients = 1000
-            configuration.keychainEnvironment = v
+            configuration.keyPolicy = DeviceKeyPolicy.forEnvironment(v)
             configuration.writePolicy = SettingsWritePolicy(root: root)
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {

@@ -38,7 +38,7 @@ import Testing
                 #expect(report.participantFailures.isEmpty)
             }
             var configuration = ServerConfiguration(root: root, socketPath: socket, ownerUID: getuid(), log: { _ in })
-            configuration.keychainEnvironment = ["APPHOME_KEYCHAIN_KEY_STORE": "file"]
+            configuration.keyPolicy = .fileOnly
             configuration.keychainClock = AppKeychainTests.clock
             service = try InProcessService(configuration: configuration)
         }

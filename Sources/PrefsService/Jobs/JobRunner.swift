@@ -1,6 +1,5 @@
 import Dispatch
 import Keychain
-import KeychainSecretService
 import PrefsProtocol
 import PropertyList
 import Synchronization
@@ -22,7 +21,7 @@ final class JobRunner {
     }
 
     private let root: String
-    private let keychainEnvironment: [String: String]
+    private let keyPolicy: DeviceKeyPolicy
     private let clock: @Sendable () -> PlistDate
     private let queue = DispatchQueue(label: "prefsd.jobs", attributes: .concurrent)
     private let finished = FinishedJobs()
@@ -31,7 +30,7 @@ final class JobRunner {
 
     init(configuration: ServerConfiguration) throws(ServiceError) {
         root = configuration.root
-        keychainEnvironment = configuration.keychainEnvironment
+        keyPolicy = configuration.keyPolicy
         clock = configuration.keychainClock
         wake = try WakePipe.make()
     }
@@ -39,21 +38,20 @@ final class JobRunner {
     deinit { wake.close() }
 
     /// Uninstalls the app `bundle`, replying to request `requestID` of client `clientID` when done.
-    func uninstall(_ bundle: String, environment: [String: String], clientID: Int, requestID: Int) {
+    func uninstall(_ bundle: String, hookEnvironment: HookEnvironment, clientID: Int, requestID: Int) {
         let root = root
-        // The keychain key policy follows the caller's environment, as
-        // `apphome uninstall` without the daemon would.
-        let policy = DeviceKeyPolicy.forEnvironment(environment)
+        // The service's own key policy: the caller chooses nothing but the hooks' variables.
+        let policy = keyPolicy
         // A barrier: no keychain call of the app runs while its items are shredded.
         submit(clientID: clientID, requestID: requestID, changesRegistry: true, barrier: true) {
-            UninstallJob.perform(bundle, root: root, policy: policy, hookEnvironment: environment)
+            UninstallJob.perform(bundle, root: root, policy: policy, hookEnvironment: hookEnvironment)
         }
     }
 
     /// Makes the keychain call `request` for `caller`, replying when done.
     func keychain(_ request: Request, caller: KeychainCaller, clientID: Int, requestID: Int) {
         let root = root
-        let policy = DeviceKeyPolicy.forEnvironment(keychainEnvironment)
+        let policy = keyPolicy
         let clock = clock
         submit(clientID: clientID, requestID: requestID, changesRegistry: false, barrier: false) {
             KeychainJob.perform(request, caller: caller, root: root, policy: policy, now: clock)

@@ -9,11 +9,11 @@ enum UninstallJob {
     /// Uninstalls `bundle` (its keychain items with it); the reply carries
     /// what `apphome uninstall` prints.
     static func perform(_ bundle: String, root: String, policy: DeviceKeyPolicy,
-                        hookEnvironment: [String: String]) -> Result<[String: PlistValue], RemoteError> {
+                        hookEnvironment: HookEnvironment) -> Result<[String: PlistValue], RemoteError> {
         do {
             let identifier = try BundleIdentifier(bundle)
             let keychain = KeychainParticipant(root: root, policy: policy)
-            let report = try ContainerManager(root: root, participants: [keychain]).uninstall(identifier, environment: hookEnvironment)
+            let report = try ContainerManager(root: root, participants: [keychain]).uninstall(identifier, environment: hookEnvironment.variables)
             return .success([
                 "version": .string(report.entry.displayVersion),
                 "home": .string(report.home.path),

@@ -54,8 +54,8 @@ extension PrefsServer {
                 }
                 subscriptions.remove(sub, at: path)
                 reply(.success([:]))
-            case .uninstall(let bundle, let environment):
-                jobs.uninstall(bundle, environment: environment, clientID: c.id, requestID: id)
+            case .uninstall(let bundle, let hookEnvironment):
+                jobs.uninstall(bundle, hookEnvironment: hookEnvironment, clientID: c.id, requestID: id)
             case .hostIdentifier:
                 reply(.success(["hostIdentifier": .string(try cache.hostIdentifier())]))
             case .location(let address):
