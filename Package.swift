@@ -24,7 +24,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "defaults", dependencies: ["DefaultsCommand"]),
-        .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
+        // The benchmarks' code (plistbench, prefsbench); their mains only call it.
+        .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr"]),
@@ -47,7 +49,7 @@ let package = Package(
         .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
         .executableTarget(name: "prefsd", dependencies: ["PrefsdCommand", "CommandSupport"]),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
-        .executableTarget(name: "prefsbench", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .executableTarget(name: "prefsbench", dependencies: ["Benchmarks"]),
         .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
         .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
