@@ -27,6 +27,22 @@ public enum PlistBench {
         do { return try body() } catch { throw BenchFailure((error as? PlistError)?.description ?? "\(error)") }
     }
 
+    /// Runs `body` `iterations` times: the milliseconds of each run, and
+    /// the last run's result (kept alive until the clock has stopped).
+    private static func timed<T>(_ iterations: Int, _ body: () throws -> T) throws(BenchFailure) -> (milliseconds: [Double], last: T?) {
+        var times: [Double] = []
+        var last: T?
+        for _ in 0..<iterations {
+            let t0 = now()
+            let value: T
+            value = try plist(body)
+            let t1 = now()
+            times.append(t1 - t0)
+            last = value
+        }
+        return (times, last)
+    }
+
     static func readFile(_ path: String) throws(BenchFailure) -> [UInt8] {
         guard let f = fopen(path, "rb") else { throw BenchFailure("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(f) }
@@ -153,28 +169,13 @@ public enum PlistBench {
             try generate(args[2], megabytes: mb)
         case "decode":
             let bytes = try readFile(args[2])
-            var times: [Double] = []
-            for _ in 0..<iterations {
-                let t0 = now()
-                let value = try plist { try PlistCodec.decode(bytes, format: .binary) }
-                let t1 = now()
-                times.append(t1 - t0)
-                withExtendedLifetime(value) {}
-            }
-            report("decode", size: bytes.count, times)
+            let times = try timed(iterations) { try PlistCodec.decode(bytes, format: .binary) }
+            report("decode", size: bytes.count, times.milliseconds)
         case "encode":
             let bytes = try readFile(args[2])
             let value = try plist { try PlistCodec.decode(bytes) }
-            var times: [Double] = []
-            var size = 0
-            for _ in 0..<iterations {
-                let t0 = now()
-                let out = try plist { try PlistCodec.encode(value, format: .binary) }
-                let t1 = now()
-                times.append(t1 - t0)
-                size = out.count
-            }
-            report("encode", size: size, times)
+            let times = try timed(iterations) { try PlistCodec.encode(value, format: .binary) }
+            report("encode", size: times.last?.count ?? 0, times.milliseconds)
         default:
             throw BenchFailure("unknown subcommand \(args[1])")
         }

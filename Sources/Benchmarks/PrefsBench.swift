@@ -116,33 +116,24 @@ public struct PrefsBench {
     private func latency(_ domain: DomainAddress, count: Int) throws(BenchFailure) {
         let c = try connect()
         try Self.step { _ = try c.call(.write(domain, set: ["counter": .integer(0)])) }
-        var reads: [Double] = []
-        var start = UnixSocket.now()
-        for _ in 0..<count {
-            let t = UnixSocket.now()
-            try Self.step { _ = try c.call(.read(domain, key: "counter")) }
-            reads.append(UnixSocket.now() - t)
-        }
-        Self.report("prefsd-read", reads, elapsed: UnixSocket.now() - start)
+        try Self.measure("prefsd-read", count) { _ in _ = try c.call(.read(domain, key: "counter")) }
         // The same reads from a LiveDomain: contents held here, kept current by notifications.
         let connection = try connect()
         let live = try Self.step { try LiveDomain(connection: connection, address: domain) }
-        var cached: [Double] = []
-        start = UnixSocket.now()
-        for _ in 0..<count {
-            let t = UnixSocket.now()
-            try Self.step { _ = try live.value(forKey: "counter") }
-            cached.append(UnixSocket.now() - t)
-        }
-        Self.report("prefsd-live-read", cached, elapsed: UnixSocket.now() - start)
-        var writes: [Double] = []
-        start = UnixSocket.now()
+        try Self.measure("prefsd-live-read", count) { _ in _ = try live.value(forKey: "counter") }
+        try Self.measure("prefsd-write", count) { n in _ = try c.call(.write(domain, set: ["counter": .integer(Int128(n))])) }
+    }
+
+    /// Runs `body` for 0..<`count`, one at a time, and reports their latencies as `name`.
+    private static func measure(_ name: String, _ count: Int, _ body: (Int) throws -> Void) throws(BenchFailure) {
+        var latencies: [Double] = []
+        let start = UnixSocket.now()
         for n in 0..<count {
             let t = UnixSocket.now()
-            try Self.step { _ = try c.call(.write(domain, set: ["counter": .integer(Int128(n))])) }
-            writes.append(UnixSocket.now() - t)
+            try step { try body(n) }
+            latencies.append(UnixSocket.now() - t)
         }
-        Self.report("prefsd-write", writes, elapsed: UnixSocket.now() - start)
+        report(name, latencies, elapsed: UnixSocket.now() - start)
     }
 
     /// What the storm's client threads report back.
