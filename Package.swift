@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(name: "keychainbench", dependencies: ["Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
-        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "SettingsBundle", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),
+        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),
         // The `prefsd` command line: options, environment, socket activation; the command layer.
         .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
         .executableTarget(name: "prefsd", dependencies: ["PrefsdCommand", "CommandSupport"]),
