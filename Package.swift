@@ -24,7 +24,9 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
         .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"]),
-        .executableTarget(name: "plistbench", dependencies: ["PropertyList"]),
+        // The benchmarks' code (plistbench, prefsbench); their mains only call it.
+        .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
@@ -48,11 +50,13 @@ let package = Package(
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
-        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "SettingsBundle", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "CommandSupport", "Keychain", "KeychainSecretService"]),
-        .executableTarget(name: "prefsd", dependencies: ["PrefsService", "CommandSupport"]),
+        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),
+        // The `prefsd` command line: options, environment, socket activation; the command layer.
+        .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
+        .executableTarget(name: "prefsd", dependencies: ["AppHomeSystem", "PrefsdCommand", "CommandSupport"]),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
-        .executableTarget(name: "prefsbench", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
-        .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
+        .executableTarget(name: "prefsbench", dependencies: ["Benchmarks"]),
+        .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
         .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "PreferencesTests", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),

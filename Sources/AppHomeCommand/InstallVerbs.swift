@@ -45,7 +45,7 @@ extension AppHomeCommand {
         let settings = try PrefsdSettings(configuration: environment.configuration)
         if let connection = try settings.connect(root: manager.layout.root) {
             let result: [String: PlistValue]
-            do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, environment: environment.configuration.hookVariables)) } catch {
+            do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, hookEnvironment: HookEnvironment(from: environment.configuration.hookVariables))) } catch {
                 if case .remote(let e) = error, e.code == ErrorCode.containers.rawValue { throw CommandFailure.failure(e.message) }
                 throw CommandFailure.failure(error.description)
             }

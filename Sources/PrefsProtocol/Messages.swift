@@ -116,8 +116,8 @@ public enum Request: Equatable, Sendable {
     case subscribe(DomainAddress)
     /// Ends a subscription of this connection.
     case unsubscribe(Int)
-    /// Uninstalls an app; `environment` is passed to the uninstall hooks.
-    case uninstall(bundleIdentifier: String, environment: [String: String])
+    /// Uninstalls an app; the hooks get `hookEnvironment` (allowed variables only).
+    case uninstall(bundleIdentifier: String, hookEnvironment: HookEnvironment)
     /// This machine's identifier for ByHost domains.
     case hostIdentifier
     /// The file holding a domain.
@@ -186,7 +186,7 @@ public enum Request: Equatable, Sendable {
         case .unsubscribe(let s): d["subscription"] = .integer(Int128(s))
         case .uninstall(let id, let env):
             d["bundleIdentifier"] = .string(id)
-            d["environment"] = .dictionary(env.mapValues { .string($0) })
+            d["hookEnvironment"] = .dictionary(env.variables.mapValues { .string($0) })
         case .keychainFind(let caller, let query), .keychainDelete(let caller, let query):
             caller.encode(into: &d)
             d["query"] = .dictionary(query)
@@ -278,10 +278,10 @@ public enum Request: Equatable, Sendable {
         case .uninstall:
             guard case .string(let id)? = d["bundleIdentifier"] else { throw .malformed("uninstall needs a bundleIdentifier") }
             var env: [String: String] = [:]
-            if case .dictionary(let e)? = d["environment"] {
+            if case .dictionary(let e)? = d["hookEnvironment"] {
                 for (k, v) in e { if case .string(let s) = v { env[k] = s } }
             }
-            return .uninstall(bundleIdentifier: id, environment: env)
+            return .uninstall(bundleIdentifier: id, hookEnvironment: HookEnvironment(from: env))
         case .keychainFind, .keychainDelete:
             let caller = try KeychainCaller(decoding: d)
             guard case .dictionary(let query)? = d["query"] else { throw .malformed("a keychain request needs a query dictionary") }

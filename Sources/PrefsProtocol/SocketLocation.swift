@@ -1,3 +1,5 @@
+import AppHomeSystem
+
 /// Where prefsd's socket is: `--socket`, else `APPHOME_SOCKET`, else
 /// `$XDG_RUNTIME_DIR/apphome/prefsd.sock`.
 public enum SocketLocation {
@@ -8,9 +10,6 @@ public enum SocketLocation {
     ///   - apphomeSocket: `APPHOME_SOCKET`.
     ///   - runtimeDirectory: `XDG_RUNTIME_DIR` (ignored unless absolute).
     public static func resolve(option: String? = nil, apphomeSocket: String?, runtimeDirectory: String?) -> String? {
-        if let option, !option.isEmpty { return option }
-        if let s = apphomeSocket, !s.isEmpty { return s }
-        if let r = runtimeDirectory, r.hasPrefix("/") { return r + "/apphome/prefsd.sock" }
-        return nil
+        Configuration.socketPath(option: option, apphomeSocket: apphomeSocket, runtimeDirectory: runtimeDirectory)
     }
 }

@@ -27,9 +27,11 @@ public struct ServerConfiguration: Sendable {
     /// Whether SIGTERM, SIGINT and SIGHUP stop the service (the daemon's
     /// `main`); an in-process service leaves the process's signals alone.
     public var handleSignals = true
-    /// How the keychain's device root key is found (the daemon's own
-    /// configuration, never a caller's). By default the key file only.
-    public var keychainPolicy: DeviceKeyPolicy = .fileOnly
+    /// Where the keychain's device key is kept, for keychain calls and
+    /// the keychain cleanup of an uninstall: the daemon's own choice (its
+    /// `main` decides), never a client's. The default: the key file, never
+    /// the Secret Service.
+    public var keyPolicy: DeviceKeyPolicy = .fileOnly
     /// The rules every write must keep (the domains' settings schemas),
     /// applied by the one commit path to every client's writes.
     public var writePolicy: (any WritePolicy)?

@@ -1,12 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 import CommandSupport
-import PrefsService
+import PrefsdCommand
 
-let variables = ProcessVariables.all()
 let console = ProcessConsole()
+let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
 let status = PrefsdCommand.run(Array(CommandLine.arguments.dropFirst()),
-                               environment: .init(variables: variables, pid: getpid(), uid: getuid()), console: console)
+                               environment: .init(configuration: configuration, pid: getpid(), uid: getuid()), console: console)
 console.flush()
 exit(status)

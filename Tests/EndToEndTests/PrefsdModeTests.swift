@@ -193,6 +193,30 @@ struct UninstallThroughPrefsdTests {
         #expect(again.status == 1 && again.stderr == direct.stderr, "\(again) vs \(direct)")
     }
 
+    @Test func aHookRunThroughPrefsdGetsOnlyTheAllowedVariablesOfItsCaller() throws {
+        let t = try TempRoot()
+        let daemon = try TestDaemon(t)
+        let bundle = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        try #require(try apphome(t, ["install", bundle], env: daemon.environment).status == 0)
+        let hooks = t.root.appendingPathComponent("Hooks/uninstall.d")
+        try FileManager.default.createDirectory(at: hooks, withIntermediateDirectories: true)
+        let seen = t.base.appendingPathComponent("hook-environment.txt")
+        let hook = hooks.appendingPathComponent("10-record")
+        try "#!/bin/sh\nenv > '\(seen.path)'\n".write(to: hook, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
+        var env = daemon.environment
+        env["TZ"] = "Etc/GMT+3"
+        env["APPHOME_TEST_NOT_FOR_HOOKS"] = "leaked"
+        let result = try apphome(t, ["uninstall", Self.bundleID], env: env)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        let lines = Set(try String(contentsOf: seen, encoding: .utf8).split(separator: "\n").map(String.init))
+        // Allowed: TZ, LANG, HOME, PATH of the caller; the uninstall's own APPHOME_ variables.
+        #expect(lines.contains("TZ=Etc/GMT+3") && lines.contains("LANG=C.UTF-8"), "\(lines)")
+        #expect(lines.contains("APPHOME_BUNDLE_ID=\(Self.bundleID)"), "\(lines)")
+        // Not allowed: anything else the caller had, down to its prefsd settings.
+        #expect(!lines.contains { $0.hasPrefix("APPHOME_TEST_NOT_FOR_HOOKS=") || $0.hasPrefix("XDG_DATA_HOME=") || $0.hasPrefix("APPHOME_SOCKET=") }, "\(lines)")
+    }
+
     @Test(arguments: ["daemon", "files"])
     func aWatcherFollowsTheDomainIntoAHomeAndBackWhenAppsComeAndGo(_ mode: String) throws {
         let t = try TempRoot()

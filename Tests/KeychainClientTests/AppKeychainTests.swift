@@ -39,7 +39,7 @@ import Testing
                 #expect(report.participantFailures.isEmpty)
             }
             var configuration = ServerConfiguration(root: root, socketPath: socket, ownerUID: getuid(), log: { _ in })
-            configuration.keychainPolicy = .fileOnly
+            configuration.keyPolicy = .fileOnly
             configuration.keychainClock = AppKeychainTests.clock
             service = try InProcessService(configuration: configuration)
         }

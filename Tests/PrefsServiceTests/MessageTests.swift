@@ -16,7 +16,7 @@ import PropertyList
         .write(address, set: ["k": .integer(1), "d": .dictionary(["x": .data([1, 2])])]),
         .delete(address, keys: nil), .delete(address, keys: ["a", "b"]),
         .batch(address, ChangeSet(set: ["a": .bool(true)], remove: ["b"], removeAll: true, expected: ["a": nil, "b": .some(.string("x"))])),
-        .subscribe(address), .unsubscribe(7), .uninstall(bundleIdentifier: "com.example.App", environment: ["A": "1"]),
+        .subscribe(address), .unsubscribe(7), .uninstall(bundleIdentifier: "com.example.App", hookEnvironment: HookEnvironment(from: ["LANG": "C.UTF-8"])),
         .location(address),
     ])
     func everyRequestSurvivesTheWire(request: Request) throws {

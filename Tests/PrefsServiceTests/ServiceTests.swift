@@ -6,6 +6,7 @@ import CommandSupport
 import Foundation
 import Preferences
 import PrefsClient
+import PrefsdCommand
 import PrefsProtocol
 import PrefsService
 import PropertyList
@@ -109,7 +110,7 @@ final class ServiceFixture {
     ])
     func theCommandLineIsChecked(arguments: [String], status: Int32, out: String, err: String) {
         let console = CapturingConsole()
-        let result = PrefsdCommand.run(arguments, environment: .init(variables: [:], pid: 1, uid: 0), console: console)
+        let result = PrefsdCommand.run(arguments, environment: .init(configuration: Configuration(), pid: 1, uid: 0), console: console)
         #expect(result == status)
         #expect(console.standardOutput.hasPrefix(out))
         #expect(console.standardError.hasPrefix(err))
@@ -117,7 +118,7 @@ final class ServiceFixture {
 
     @Test func withoutARuntimeDirectoryTheSocketMustBeNamed() {
         let console = CapturingConsole()
-        let result = PrefsdCommand.run(["--root", "/tmp/x"], environment: .init(variables: [:], pid: 1, uid: 0), console: console)
+        let result = PrefsdCommand.run(["--root", "/tmp/x"], environment: .init(configuration: Configuration(), pid: 1, uid: 0), console: console)
         #expect(result == 1)
         #expect(console.standardError == "prefsd: cannot find where to put the socket: set XDG_RUNTIME_DIR or APPHOME_SOCKET, or pass --socket\n")
     }

@@ -54,7 +54,7 @@ struct LockedKeyringTests {
             let keyEnvironment = ["APPHOME_KEYCHAIN_KEY_STORE": "auto", "DBUS_SESSION_BUS_ADDRESS": bus, "APPHOME_KEYCHAIN_KEY_CACHE": "600"]
             if daemon {
                 var configuration = ServerConfiguration(root: scratch.root, socketPath: socket, ownerUID: getuid(), log: { _ in })
-                configuration.keychainPolicy = DeviceKeyPolicy(configuration: Configuration(variable: { keyEnvironment[$0] }))
+                configuration.keyPolicy = DeviceKeyPolicy(configuration: Configuration(variable: { keyEnvironment[$0] }))
                 configuration.keychainClock = { PlistDate(secondsSince1970: 1_800_000_000) }
                 service = try InProcessService(configuration: configuration)
                 environment = keyEnvironment.merging(["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket]) { $1 }

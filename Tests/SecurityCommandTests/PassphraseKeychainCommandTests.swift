@@ -25,7 +25,7 @@ import Testing
         if daemon {
             let socket = s.path + "/run/prefsd.sock"
             var configuration = ServerConfiguration(root: s.root, socketPath: socket, ownerUID: getuid(), log: { _ in })
-            configuration.keychainPolicy = DeviceKeyPolicy(configuration: Configuration(keyCacheSeconds: 600))
+            configuration.keyPolicy = DeviceKeyPolicy(configuration: Configuration(keyCacheSeconds: 600))
             configuration.keychainClock = { PlistDate(secondsSince1970: 1_800_000_000) }
             service = try InProcessService(configuration: configuration)
             env.merge(["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket]) { $1 }

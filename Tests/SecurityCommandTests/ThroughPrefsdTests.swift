@@ -24,7 +24,7 @@ import Testing
             socket = scratch.path + "/run/prefsd.sock"
             if daemon {
                 var configuration = ServerConfiguration(root: scratch.root, socketPath: socket, ownerUID: getuid(), log: { _ in })
-                configuration.keychainPolicy = .fileOnly
+                configuration.keyPolicy = .fileOnly
                 configuration.keychainClock = { PlistDate(secondsSince1970: 1_800_000_000) }
                 service = try InProcessService(configuration: configuration)
             } else {

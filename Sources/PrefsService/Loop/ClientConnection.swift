@@ -35,6 +35,15 @@ final class ClientConnection {
 
     var hasOutput: Bool { outputStart < output.count }
 
+    /// What the loop waits for on this socket: requests unless closing,
+    /// room to write while replies wait.
+    var pollEvents: Int16 {
+        var events: Int16 = 0
+        if !closing { events |= Int16(POLLIN) }
+        if hasOutput { events |= Int16(POLLOUT) }
+        return events
+    }
+
     func enqueue(_ bytes: [UInt8]) {
         if !hasOutput { lastOutputProgress = UnixSocket.now() }
         output.append(contentsOf: bytes)

@@ -3,10 +3,13 @@ import Glibc
 #endif
 import AppHomeSystem
 import CommandSupport
+import Keychain
+import KeychainSecretService
 import Preferences
 import KeychainSecretService
 import Keychain
 import PrefsProtocol
+import PrefsService
 import SettingsBundle
 
 /// The `prefsd` command line: options, socket activation, then the service.
@@ -33,55 +36,49 @@ public enum PrefsdCommand {
 
     """
 
-    /// What `prefsd` reads from its environment.
+    /// What `prefsd` takes from outside, decided by its `main`.
     public struct Environment: Sendable {
-        public var variables: [String: String]
+        public var configuration: Configuration
         public var pid: Int32
         public var uid: UInt32
-        public init(variables: [String: String], pid: Int32, uid: UInt32) {
-            self.variables = variables; self.pid = pid; self.uid = uid
+        public init(configuration: Configuration, pid: Int32, uid: UInt32) {
+            self.configuration = configuration; self.pid = pid; self.uid = uid
         }
     }
 
     /// Runs prefsd until it is told to stop; returns the exit status.
     public static func run(_ arguments: [String], environment: Environment, console: Console) -> Int32 {
         do {
-            var rest = arguments[...]
+            var scanner = ArgumentScanner(arguments)
             var root: String?, socket: String?
-            func value(_ name: String) throws(CommandFailure) -> String {
-                guard let v = rest.popFirst(), !v.isEmpty else { throw .usage("option \(name) needs a value") }
-                return v
-            }
-            while let arg = rest.popFirst() {
-                switch arg {
+            let options: [ArgumentScanner.Option] = [.init("-h"), .init("--help"), .init("help"), .init("--foreground"),
+                                                     .init("--root", .required("a value"), empty: "a value"),
+                                                     .init("--socket", .required("a value"), empty: "a value")]
+            for match in try scanner.allOptions(options, unexpected: { arg, _ in .usage("unknown argument \(arg)") }) {
+                switch match.name {
                 case "-h", "--help", "help":
                     console.out(help)
                     return 0
-                case "--foreground": break
-                case "--root": root = try value("--root")
-                case "--socket": socket = try value("--socket")
-                default:
-                    if arg.hasPrefix("--root=") { root = String(arg.dropFirst(7)) }
-                    else if arg.hasPrefix("--socket=") { socket = String(arg.dropFirst(9)) }
-                    else { throw CommandFailure.usage("unknown argument \(arg)") }
+                case "--root": root = match.value
+                case "--socket": socket = match.value
+                default: break
                 }
             }
-            let v = environment.variables
-            let parsed = Configuration(variable: { v[$0] })
+            let parsed = environment.configuration
             guard let root = root ?? parsed.root else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
-            guard let socketPath = SocketLocation.resolve(option: socket, apphomeSocket: v["APPHOME_SOCKET"], runtimeDirectory: v["XDG_RUNTIME_DIR"]) else {
+            guard let socketPath = socket ?? parsed.socketPath else {
                 throw CommandFailure.failure("cannot find where to put the socket: set XDG_RUNTIME_DIR or APPHOME_SOCKET, or pass --socket")
             }
             var configuration = ServerConfiguration(root: root, socketPath: socketPath,
-                                                    inheritedListener: inheritedListener(v, pid: environment.pid),
+                                                    inheritedListener: inheritedListener(parsed, pid: environment.pid),
                                                     ownerUID: environment.uid) { line in
                 let text = line + "\n"
                 _ = text.withCString { write(2, $0, strlen($0)) }
             }
             configuration.maximumClients = 1000
-            configuration.keychainPolicy = DeviceKeyPolicy(configuration: parsed)
+            configuration.keyPolicy = DeviceKeyPolicy(configuration: parsed)
             configuration.writePolicy = SettingsWritePolicy(root: root)
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {
@@ -89,19 +86,15 @@ public enum PrefsdCommand {
             }
             server.run()
             return 0
-        } catch let failure as CommandFailure {
-            return failure.report(command: "prefsd", usage: help, to: console)
         } catch {
-            return CommandFailure.failure("\(error)").report(command: "prefsd", usage: help, to: console)
+            return CommandFailure.report(error, command: "prefsd", usage: help, to: console)
         }
     }
 
-
     /// The listening socket systemd passed (fd 3), when `LISTEN_PID` is
     /// this process and `LISTEN_FDS` is at least 1.
-    static func inheritedListener(_ v: [String: String], pid: Int32) -> Int32? {
-        guard let p = v["LISTEN_PID"].flatMap({ Int32($0) }), p == pid,
-              let n = v["LISTEN_FDS"].flatMap({ Int($0) }), n >= 1 else { return nil }
+    static func inheritedListener(_ configuration: Configuration, pid: Int32) -> Int32? {
+        guard let activation = configuration.socketActivation, activation.pid == pid, activation.count >= 1 else { return nil }
         return 3
     }
 }

@@ -1,0 +1,185 @@
+import AppHomeSystem
+import Containers
+import Preferences
+import PrefsProtocol
+import PropertyList
+
+/// What prefsd knows of the domains on disk: where each one lives (the
+/// resolver, which follows the container registry), the contents it last
+/// read of each file, and the inotify watches that keep those contents
+/// honest.
+///
+/// A cached entry is used only while its directory is watched and the
+/// file is the one that was read; anything else is read again. Owned by
+/// the service's loop.
+final class DomainCache {
+    /// The contents last read (or written) of one domain file.
+    final class Entry {
+        var contents: [String: PlistValue]?
+        var identity: FileIdentity?
+        var valid = false
+    }
+
+    let root: String
+    let watcher = DirectoryWatcher()
+    private(set) var resolver: DomainResolver
+    private var registryIdentity: FileIdentity?
+    private var hostID: String?
+    private var entries: [String: Entry] = [:]
+    /// Called each time the resolver was rebuilt from a changed registry
+    /// (the subscriptions follow their domains).
+    var resolverChanged: () -> Void = {}
+
+    init(root: String) {
+        self.root = root
+        self.resolver = DomainResolver(root: root)
+    }
+
+    /// Domains whose cached contents can be served without reading.
+    var validCount: Int { entries.values.filter(\.valid).count }
+
+    /// The entry of the file at `path`, if it was ever read.
+    func entry(_ path: String) -> Entry? { entries[path] }
+
+    /// The entry of the file at `path`, made when missing.
+    private func entryMade(_ path: String) -> Entry {
+        let entry = entries[path] ?? Entry()
+        entries[path] = entry
+        return entry
+    }
+
+    // MARK: - Where domains live
+
+    func hostIdentifier() throws(PreferencesError) -> String {
+        if let hostID { return hostID }
+        let id = try HostIdentifier.loadOrCreate(root: root)
+        hostID = id
+        return id
+    }
+
+    /// The file of `address`, after looking at the registry again.
+    func path(for address: DomainAddress) throws(PreferencesError) -> String {
+        refreshResolverIfNeeded()
+        return try resolver.path(for: address.domain, scope: address.scope, hostIdentifier: hostIdentifier)
+    }
+
+    /// The file of `address` under the current resolver; `nil` when it cannot be named.
+    func currentPath(for address: DomainAddress) -> String? {
+        try? resolver.path(for: address.domain, scope: address.scope, hostIdentifier: hostIdentifier)
+    }
+
+    /// Re-reads the registry when its file changed, so that an installed
+    /// app's domain goes to its home; then calls ``resolverChanged``.
+    func refreshResolverIfNeeded() {
+        let layout = ContainerLayout(root: root)
+        let identity = FileIdentity.of(layout.registryPath)
+        if identity == registryIdentity && identity != nil { return }
+        if identity == nil && registryIdentity == nil && !resolver.installedAppDomains.isEmpty { return }
+        registryIdentity = identity
+        resolver = DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: root))
+        resolverChanged()
+    }
+
+    /// Forgets the registry (after an uninstall the service made), so that
+    /// domains resolve anew.
+    func registryChanged() {
+        registryIdentity = nil
+        resolver = DomainResolver(root: root)
+        refreshResolverIfNeeded()
+    }
+
+    /// Watches the registry's directory, so that an install or uninstall
+    /// made without the service is noticed without waiting for a request;
+    /// while it does not exist, the root, to see it appear.
+    func watchRegistry() {
+        let layout = ContainerLayout(root: root)
+        if watcher.isWatching(layout.applicationsDirectory) || watcher.watch(layout.applicationsDirectory) { return }
+        _ = watcher.watch(layout.root)
+    }
+
+    /// A root that did not exist at start: looks for it again (cheap: only
+    /// while nothing is watched).
+    func watchRootIfItAppeared() {
+        let layout = ContainerLayout(root: root)
+        if !watcher.isWatching(layout.applicationsDirectory) && !watcher.isWatching(layout.root) {
+            watchRegistry()
+            if watcher.isWatching(layout.applicationsDirectory) { refreshResolverIfNeeded() }
+        }
+    }
+
+    // MARK: - Contents
+
+    /// The contents of a domain, from the cache when it is valid.
+    func load(_ address: DomainAddress) throws(PreferencesError) -> [String: PlistValue]? {
+        let path = try path(for: address)
+        return try load(address.domain, path: path)
+    }
+
+    func load(_ domain: Domain, path: String) throws(PreferencesError) -> [String: PlistValue]? {
+        let entry = entryMade(path)
+        if entry.valid { return entry.contents }
+        let dir = FileSystem.parentDirectory(path)
+        let watched = watcher.watch(dir)
+        let before = FileIdentity.of(path)
+        let contents = try FilePreferenceStore.load(domain, path: path)
+        entry.contents = contents
+        entry.identity = before
+        // Only a watched directory keeps the cache honest; otherwise read again next time.
+        entry.valid = watched && FileIdentity.of(path) == before
+        return contents
+    }
+
+    /// Before a commit of the file at `path`: an entry another writer made
+    /// stale is read again.
+    func prepareCommit(_ path: String) {
+        let entry = entryMade(path)
+        if entry.valid && FileIdentity.of(path) != entry.identity { entry.valid = false }
+    }
+
+    /// After a commit of the file at `path` that wrote `contents`.
+    func committed(_ path: String, contents: [String: PlistValue]) {
+        let entry = entryMade(path)
+        entry.contents = contents.isEmpty ? nil : contents
+        entry.identity = FileIdentity.of(path)
+        let dir = FileSystem.parentDirectory(path)
+        entry.valid = watcher.isWatching(dir) || watcher.watch(dir)
+    }
+
+    /// After a commit of the file at `path` that failed: read it again next time.
+    func commitFailed(_ path: String) {
+        entryMade(path).valid = false
+    }
+
+    // MARK: - Changes behind the service's back
+
+    /// Files changed behind the service's back: drops their cache entries
+    /// and calls `changed` for each path whose subscribers (`isSubscribed`)
+    /// may need to hear of it.
+    func handleFileEvents(isSubscribed: (String) -> Bool, changed: (String) -> Void) {
+        let paths = watcher.drain()
+        let registry = ContainerLayout(root: root).registryPath
+        if watcher.overflowed || paths.contains(registry) || paths.contains(FileSystem.parentDirectory(registry)) {
+            watchRegistry()
+            refreshResolverIfNeeded()
+        }
+        if watcher.overflowed {
+            for (path, entry) in entries where entry.valid ? FileIdentity.of(path) != entry.identity : isSubscribed(path) {
+                entry.valid = false
+                changed(path)
+            }
+            for entry in entries.values { entry.valid = false }
+        }
+        for path in paths {
+            guard let entry = entries[path] else { continue }
+            if entry.valid {
+                if FileIdentity.of(path) == entry.identity { continue }
+                entry.valid = false
+            } else if !isSubscribed(path) {
+                continue
+            }
+            // An entry a failed read left invalid (a file caught half-written,
+            // say) is read again for its subscribers, against the last good contents.
+            changed(path)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Dispatch
+import Keychain
+import PrefsProtocol
+import PropertyList
+import Synchronization
+
+/// Runs what may take long off the loop: uninstalls (hooks may take
+/// seconds) and keychain calls (the device key may come from the Secret
+/// Service over D-Bus, and item files are locked). Keychain calls run side
+/// by side, an uninstall alone (a barrier). Each finished job is handed to
+/// the loop, woken through ``wake``, which sends the reply.
+final class JobRunner {
+    /// A job done on a worker thread, waiting for the loop to reply.
+    struct Finished: Sendable {
+        var clientID: Int
+        var requestID: Int
+        var result: Result<[String: PlistValue], RemoteError>
+        /// An uninstall, after which domains resolve anew. (Subscribers of
+        /// the app's domain follow it when the registry is read again.)
+        var changesRegistry: Bool
+    }
+
+    private let root: String
+    private let keyPolicy: DeviceKeyPolicy
+    private let clock: @Sendable () -> PlistDate
+    private let queue = DispatchQueue(label: "prefsd.jobs", attributes: .concurrent)
+    private let finished = FinishedJobs()
+    /// Readable when a job finished.
+    let wake: WakePipe
+
+    init(configuration: ServerConfiguration) throws(ServiceError) {
+        root = configuration.root
+        keyPolicy = configuration.keyPolicy
+        clock = configuration.keychainClock
+        wake = try WakePipe.make()
+    }
+
+    deinit { wake.close() }
+
+    /// Uninstalls the app `bundle`, replying to request `requestID` of client `clientID` when done.
+    func uninstall(_ bundle: String, hookEnvironment: HookEnvironment, clientID: Int, requestID: Int) {
+        let root = root
+        // The service's own key policy: the caller chooses nothing but the hooks' variables.
+        let policy = keyPolicy
+        // A barrier: no keychain call of the app runs while its items are shredded.
+        submit(clientID: clientID, requestID: requestID, changesRegistry: true, barrier: true) {
+            UninstallJob.perform(bundle, root: root, policy: policy, hookEnvironment: hookEnvironment)
+        }
+    }
+
+    /// Makes the keychain call `request` for `caller`, replying when done.
+    func keychain(_ request: Request, caller: KeychainCaller, clientID: Int, requestID: Int) {
+        let root = root
+        let policy = keyPolicy
+        let clock = clock
+        submit(clientID: clientID, requestID: requestID, changesRegistry: false, barrier: false) {
+            KeychainJob.perform(request, caller: caller, root: root, policy: policy, now: clock)
+        }
+    }
+
+    /// The jobs finished since the last call.
+    func takeFinished() -> [Finished] {
+        wake.drain()
+        return finished.list.withLock { jobs in defer { jobs.removeAll() }; return jobs }
+    }
+
+    private func submit(clientID: Int, requestID: Int, changesRegistry: Bool, barrier: Bool,
+                        _ job: @escaping @Sendable () -> Result<[String: PlistValue], RemoteError>) {
+        let wake = wake.write
+        let finished = finished
+        queue.async(flags: barrier ? .barrier : []) {
+            let result = job()
+            finished.list.withLock { $0.append(Finished(clientID: clientID, requestID: requestID, result: result, changesRegistry: changesRegistry)) }
+            WakePipe.poke(wake)
+        }
+    }
+}
+
+/// Jobs finished on worker threads, waiting for the loop to reply.
+private final class FinishedJobs: Sendable {
+    let list = Mutex<[JobRunner.Finished]>([])
+}

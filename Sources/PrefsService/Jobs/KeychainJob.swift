@@ -1,0 +1,44 @@
+import Containers
+import Keychain
+import PrefsProtocol
+import PropertyList
+
+/// A keychain call made for a client that proved it acts for an app.
+enum KeychainJob {
+    /// Checks that `caller` holds its app's credential, then makes the
+    /// call in that app's keychain context (its access groups only).
+    static func perform(_ request: Request, caller: KeychainCaller, root: String, policy: DeviceKeyPolicy,
+                        now: @escaping @Sendable () -> PlistDate) -> Result<[String: PlistValue], RemoteError> {
+        let manager = ContainerManager(root: root)
+        let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
+        guard let identifier = try? BundleIdentifier(caller.bundleIdentifier), let entry = try? manager.entry(for: identifier) else {
+            return .failure(RemoteError(.notAuthorized, "prefsd: no installed app \(caller.bundleIdentifier)"))
+        }
+        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+        guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
+        let keychain = Keychain(root: root, policy: policy, now: now)
+        do throws(KeychainError) {
+            let context = try KeychainContext(installed: entry)
+            switch request {
+            case .keychainFind(_, let query):
+                let found = try keychain.copyMatching(try KeychainWire.query(query), context: context)
+                return .success(["items": .array(found.map { .dictionary(KeychainWire.encode($0)) })])
+            // The secret also sits in the request's frame and plist buffers, so
+            // it is copied into secure memory here, not "wiped" from a copy.
+            case .keychainAdd(_, let attributes, let data):
+                try keychain.add(try KeychainWire.attributes(attributes), data: SecureBytes(data), context: context)
+            case .keychainUpdate(_, let query, let changes, let data):
+                var c = try KeychainWire.changes(changes)
+                if let bytes = data { c.data = SecureBytes(bytes) }
+                try keychain.update(try KeychainWire.query(query), with: c, context: context)
+            case .keychainDelete(_, let query):
+                try keychain.delete(try KeychainWire.query(query), context: context)
+            default:
+                return .failure(RemoteError(.unknownOperation, "operation \(request.operation.rawValue) is not a keychain operation"))
+            }
+            return .success([:])
+        } catch {
+            return .failure(RemoteError(.keychain, error.description, status: error.status))
+        }
+    }
+}

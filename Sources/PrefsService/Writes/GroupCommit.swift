@@ -1,0 +1,86 @@
+import Preferences
+import PrefsProtocol
+import PropertyList
+
+/// Writes are *write-through with group commit*: each loop turn collects
+/// the write requests of every client that has one ready, then commits
+/// each touched domain once (under the same `flock` as the embedded
+/// ``FilePreferenceStore``, with `fsync` and an atomic rename), and only
+/// then sends the acknowledgements. An acknowledged write is on disk.
+extension PrefsServer {
+    /// Queues a write of `c`; the client's next request waits for this
+    /// turn's commit, so that it reads its own write.
+    func queue(_ change: ChangeSet, options: WriteOptions, for address: DomainAddress, id: Int, from c: ClientConnection) throws(PreferencesError) {
+        let path = try cache.path(for: address)
+        writes.append(.init(clientID: c.id, requestID: id, domain: address.domain, change: change, options: options), path: path)
+        c.waitingForCommit = true
+    }
+
+    /// Commits every queued write: one locked read-modify-write per domain,
+    /// then the acknowledgements, then the change notifications.
+    func commitPending() {
+        for (path, queued) in writes.take() {
+            let results = commit(queued, path: path)
+            for (w, r) in zip(queued, results) {
+                if let c = clients[w.clientID] { send(c, .response(id: w.requestID, r)) }
+            }
+        }
+        for c in clients.values { c.waitingForCommit = false }
+    }
+
+    /// Commits `writes` to one domain through the one commit path: each
+    /// change set must still hold and pass the write policy, else it alone
+    /// is refused; the rest are written together.
+    private func commit(_ writes: [WriteQueue.PendingWrite], path: String) -> [Result<[String: PlistValue], RemoteError>] {
+        let domain = writes[0].domain
+        let policy = configuration.writePolicy
+        let cache = self.cache
+        let outcome: DomainCommit.Outcome
+        let results: [Result<[String: PlistValue], RemoteError>]
+        // The cached contents are checked against the file under the lock
+        // (`load` runs holding it): a writer that got the lock first, such as
+        // an embedded `FilePreferenceStore`, must not be overwritten with stale contents.
+        let loadLocked = { (d: Domain, p: String) throws(PreferencesError) -> [String: PlistValue]? in
+            cache.prepareCommit(p)
+            return try cache.load(d, path: p)
+        }
+        do {
+            (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked) { working in
+                var results: [Result<[String: PlistValue], RemoteError>] = []
+                for w in writes {
+                    counters.writes += 1
+                    guard w.change.holds(in: working) else {
+                        results.append(.failure(RemoteError(.conflict, "the domain \(w.domain) changed; nothing was written")))
+                        continue
+                    }
+                    var next = working
+                    do throws(PreferencesError) {
+                        try w.change.checkDepth(of: w.domain)
+                        w.change.apply(to: &next)
+                        let notes = try policy?.check(w.domain, old: working, new: next, options: w.options) ?? []
+                        working = next
+                        results.append(.success(notes.isEmpty ? [:] : ["notes": .array(notes.map(Self.encode))]))
+                    } catch {
+                        let code: ErrorCode = if case .policyViolation = error { .policyViolation } else { .preferences }
+                        results.append(.failure(RemoteError(code, error.description)))
+                    }
+                }
+                return results
+            }
+        } catch {
+            cache.commitFailed(path)
+            let e = error as? PreferencesError ?? .service("\(error)")
+            return Array(repeating: .failure(RemoteError(.preferences, e.description)), count: writes.count)
+        }
+        guard outcome.written else { return results }
+        counters.commits += 1
+        cache.committed(path, contents: outcome.new)
+        notify(subscriptions[path], old: outcome.old, new: outcome.new)
+        return results
+    }
+
+    /// A write note as a batch's reply carries it.
+    static func encode(_ note: WriteNote) -> PlistValue {
+        .dictionary(["rule": .string(note.rule), "message": .string(note.message), "forced": .bool(note.forced)])
+    }
+}

@@ -1,0 +1,33 @@
+import Preferences
+import PrefsProtocol
+
+/// The writes of one loop turn, by domain file, waiting for the turn's
+/// group commit.
+struct WriteQueue {
+    /// One client's write request, as it waits.
+    struct PendingWrite {
+        var clientID: Int
+        var requestID: Int
+        var domain: Domain
+        var change: ChangeSet
+        var options: WriteOptions
+    }
+
+    private var pending: [String: [PendingWrite]] = [:]
+    private var order: [String] = []
+
+    /// Queues `write` for the file at `path`.
+    mutating func append(_ write: PendingWrite, path: String) {
+        if pending[path] == nil { order.append(path) }
+        pending[path, default: []].append(write)
+    }
+
+    /// Empties the queue: each file's writes, files in the order they were first written.
+    mutating func take() -> [(path: String, writes: [PendingWrite])] {
+        let all = pending
+        let paths = order
+        pending = [:]
+        order = []
+        return paths.compactMap { path in all[path].map { (path, $0) } }
+    }
+}
