@@ -6,7 +6,19 @@ import CXattr
 import Preferences
 import PropertyList
 
-extension ContainerManager {
+/// Backs up homes into backup stores, restores them, and checks, lists
+/// and prunes the backups (``backup(_:to:secrets:)``,
+/// ``restore(from:bundle:secrets:)``, ``pruneBackups(in:of:keep:dryRun:)``).
+public struct BackupService: ContainerOperation, Sendable {
+    /// The root, its registry, clock and participants.
+    public let context: ContainerContext
+
+    public init(context: ContainerContext) {
+        self.context = context
+    }
+}
+
+extension BackupService {
     /// What one backup did.
     public struct BackupReport: Equatable, Sendable {
         /// The manifest written.
@@ -24,7 +36,7 @@ extension ContainerManager {
         /// Items neither file, directory nor link (sockets, FIFOs, devices),
         /// and names that are not UTF-8: not backed up.
         public var skipped: [String]
-        /// Items the app marked with ``ContainerManager/excludeFromBackupAttribute``, not backed up.
+        /// Items the app marked with ``BackupService/excludeFromBackupAttribute``, not backed up.
         public var excluded: [String]
     }
 
@@ -74,9 +86,9 @@ extension ContainerManager {
     ///   ``ContainersError/participantFailed(name:identifier:reason:)``,
     ///   ``ContainersError/system(_:)``.
     public func backup(_ identifier: BundleIdentifier, to directory: String? = nil, secrets: BackupSecrets = .none) throws(ContainersError) -> BackupReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
-        let current = try registry.read()
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
+        let current = transaction.registry
         guard let entry = current.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
@@ -88,13 +100,13 @@ extension ContainerManager {
     ///
     /// - Returns: one report per app.
     public func backupAll(to directory: String? = nil, secrets: BackupSecrets = .none) throws(ContainersError) -> [BackupReport] {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
         defer { storeLock.unlock() }
         var reports: [BackupReport] = []
-        let current = try registry.read()
+        let current = transaction.registry
         for entry in current.sortedEntries { reports.append(try backup(entry, groupContainers: current.groups, into: store, secrets: secrets)) }
         return reports
     }
@@ -236,7 +248,7 @@ struct HomeWalker {
                 continue
             }
             let mode = UInt32(st.st_mode) & 0o7777
-            if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, ContainerManager.excludeFromBackupAttribute, nil, 0) >= 0 {
+            if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, BackupService.excludeFromBackupAttribute, nil, 0) >= 0 {
                 excluded.append(rel)
                 continue
             }

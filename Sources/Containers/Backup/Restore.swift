@@ -5,7 +5,7 @@ import AppHomeSystem
 import Preferences
 import PropertyList
 
-extension ContainerManager {
+extension BackupService {
     /// What a restore did.
     public struct RestoreReport: Equatable, Sendable {
         /// The manifest restored from.
@@ -78,14 +78,14 @@ extension ContainerManager {
     /// and nothing is changed.
     public func restore(from manifestPath: String, bundle: AppBundle? = nil,
                         secrets: BackupSecrets = .none) throws(ContainersError) -> RestoreReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         let (store, manifest) = try BackupStore.openBackup(manifestPath)
         func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: manifestPath, reason: reason) }
         if let bundle, bundle.identifier != manifest.bundleIdentifier {
             throw .backupOfAnotherApp(path: manifestPath, found: manifest.bundleIdentifier.rawValue, expected: bundle.identifier.rawValue)
         }
-        var current = try registry.read()
+        var current = transaction.registry
         let previous = current.entries[manifest.bundleIdentifier]
         guard bundle != nil || previous != nil else { throw .restoreNeedsBundle(manifest.bundleIdentifier.rawValue) }
         let release = try previous.map { entry throws(ContainersError) in try lockAgainstRunning(entry) }
@@ -173,7 +173,7 @@ extension ContainerManager {
         current.groups.merge(restoredGroups) { _, new in new }
         do {
             try createGroupContainers(newGroups)
-            try registry.write(current)
+            try transaction.commit(current)
         } catch {
             try? TreeOperations.remove(home.path)
             removeGroupContainers(newGroups)

@@ -4,7 +4,7 @@ import PropertyList
 
 /// The install, update or uninstall in progress under a root: written
 /// before the operation changes anything and removed when it is done, so
-/// that after a crash ``ContainerManager/doctor(dryRun:environment:hookTimeout:)``
+/// that after a crash ``Doctor/checkAndRepair(dryRun:environment:hookTimeout:)``
 /// (and the next command) knows exactly what was under way and can finish
 /// it or undo it. The file format is described in `Schemas/journal.md`.
 ///
@@ -102,13 +102,21 @@ public struct Journal: Equatable, Sendable {
     }
 }
 
-extension ContainerManager {
-    /// The pending journal, or `nil` when no operation was interrupted.
-    public func pendingJournal() throws(ContainersError) -> Journal? {
+extension Journal {
+    /// The pending journal under `layout`, or `nil` when no operation was interrupted.
+    static func pending(in layout: ContainerLayout) throws(ContainersError) -> Journal? {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.readFileIfPresent(layout.journalPath) } catch { throw .system(error) }
         guard let bytes else { return nil }
         return try Journal(decoding: bytes, path: layout.journalPath)
+    }
+}
+
+/// The journal of the operation under way: written at each step, removed at the end.
+extension ContainerOperation {
+    /// The pending journal, or `nil` when no operation was interrupted.
+    func pendingJournal() throws(ContainersError) -> Journal? {
+        try Journal.pending(in: layout)
     }
 
     /// Writes `journal` atomically and durably. Call with the registry lock held.
@@ -135,13 +143,5 @@ extension ContainerManager {
     /// Removes the journal durably: the operation is over.
     func clearJournal() throws(ContainersError) {
         do { try FileSystem.removeFile(layout.journalPath) } catch { throw .system(error) }
-    }
-
-    /// Refuses to start while an interrupted operation's journal is pending.
-    ///
-    /// - Throws: ``ContainersError/interruptedOperation(_:)``, or the
-    ///   journal's read error.
-    func requireNoPendingJournal() throws(ContainersError) {
-        if let journal = try pendingJournal() { throw .interruptedOperation(journal.summary) }
     }
 }

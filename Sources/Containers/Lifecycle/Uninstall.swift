@@ -47,7 +47,18 @@ public enum UninstallStep: String, CaseIterable, Sendable, Comparable {
     }
 }
 
-extension ContainerManager {
+/// Removes an installed app (``uninstall(_:environment:hookTimeout:)``),
+/// and finishes an uninstall a crash interrupted.
+public struct Uninstaller: ContainerOperation, Sendable {
+    /// The root, its registry and participants.
+    public let context: ContainerContext
+
+    public init(context: ContainerContext) {
+        self.context = context
+    }
+}
+
+extension Uninstaller {
     /// What an uninstall did.
     public struct UninstallReport: Equatable, Sendable {
         /// The entry that was removed.
@@ -86,10 +97,9 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/notInstalled(_:)``, ``ContainersError/system(_:)``.
     public func uninstall(_ identifier: BundleIdentifier, environment: [String: String] = [:],
                           hookTimeout: Double = 10) throws(ContainersError) -> UninstallReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
-        try requireNoPendingJournal()
-        var current = try registry.read()
+        let transaction = try registry.beginTransaction(refusingPendingJournal: true)
+        defer { transaction.end() }
+        var current = transaction.registry
         guard let entry = current.entries.removeValue(forKey: identifier) else { throw .notInstalled(identifier.rawValue) }
         let release = try lockAgainstRunning(entry)
         defer { release() }
@@ -99,7 +109,7 @@ extension ContainerManager {
         }
         var journal = Journal(operation: .uninstall, entry: entry, groups: lastMemberOf)
         try beginJournal(journal)
-        try registry.write(current)
+        try transaction.commit(current)
         try completed(UninstallStep.removeEntry.rawValue, &journal)
         return try finishUninstall(entry, groups: lastMemberOf, remaining: current, journal: &journal,
                                    environment: environment, hookTimeout: hookTimeout)

@@ -19,7 +19,7 @@ public enum InstallStep: String, CaseIterable, Sendable {
 }
 
 /// The steps of an update, in order. A test can make any of them fail
-/// (see ``ContainerManager/update(_:failAt:)``).
+/// (see ``Updater/update(_:failAt:)``).
 public enum UpdateStep: String, CaseIterable, Sendable {
     /// Create the new home directory (0700).
     case createHome
@@ -41,7 +41,17 @@ public enum UpdateStep: String, CaseIterable, Sendable {
     case removeOldHome
 }
 
-extension ContainerManager {
+/// Installs a new version of an installed app (``update(_:failAt:)``).
+public struct Updater: ContainerOperation, Sendable {
+    /// The root, its registry, clock and participants.
+    public let context: ContainerContext
+
+    public init(context: ContainerContext) {
+        self.context = context
+    }
+}
+
+extension Updater {
     /// What an update did.
     public struct UpdateReport: Equatable, Sendable {
         /// The entry before the update.
@@ -85,10 +95,9 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/notInstalled(_:)``, ``ContainersError/system(_:)``,
     ///   ``ContainersError/injectedFailure(step:)``.
     public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil) throws(ContainersError) -> UpdateReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
-        try requireNoPendingJournal()
-        var current = try registry.read()
+        let transaction = try registry.beginTransaction(refusingPendingJournal: true)
+        defer { transaction.end() }
+        var current = transaction.registry
         guard let previous = current.entries[bundle.identifier] else {
             throw .notInstalled(bundle.identifier.rawValue)
         }
@@ -150,7 +159,7 @@ extension ContainerManager {
             if failAt == .switchRegistry { throw ContainersError.injectedFailure(step: UpdateStep.switchRegistry.rawValue) }
             current.entries[bundle.identifier] = entry
             current.groups.merge(newGroups) { old, _ in old }
-            try registry.write(current)
+            try transaction.commit(current)
         } catch .simulatedCrash(let step) {
             throw .simulatedCrash(step: step)
         } catch {

@@ -54,7 +54,19 @@ public struct PurgeReport: Equatable, Sendable {
     public var targetReached: Bool { targetFree.map { freeAfter >= $0 } ?? true }
 }
 
-extension ContainerManager {
+/// Empties installed apps' caches and temporary directories, leaving
+/// running apps alone (``purgeCaches(targetFree:freeBytes:)``,
+/// ``cleanTemporaryDirectories()``).
+public struct Cleaner: ContainerOperation, Sendable {
+    /// The root and its registry.
+    public let context: ContainerContext
+
+    public init(context: ContainerContext) {
+        self.context = context
+    }
+}
+
+extension Cleaner {
     /// The bytes available to an unprivileged user on the file system
     /// holding `path` (`statvfs`: `f_bavail × f_frsize`).
     public static func availableBytes(_ path: String) throws(SystemError) -> UInt64 {
@@ -79,9 +91,9 @@ extension ContainerManager {
     ///   - freeBytes: measures free space; ``availableBytes(_:)`` by default.
     /// - Throws: ``ContainersError/system(_:)``.
     public func purgeCaches(targetFree: UInt64? = nil,
-                            freeBytes: (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) throws(ContainersError) -> PurgeReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+                            freeBytes: (String) throws(SystemError) -> UInt64 = Cleaner.availableBytes) throws(ContainersError) -> PurgeReport {
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         var report = PurgeReport()
         report.targetFree = targetFree
         func free() throws(ContainersError) -> UInt64 {
@@ -91,7 +103,7 @@ extension ContainerManager {
         report.freeAfter = report.freeBefore
         struct Candidate { var age: Double; var rank: String; var owner: CleanupOwner; var caches: String; var members: [RegistryEntry] }
         var candidates: [Candidate] = []
-        let current = try registry.read()
+        let current = transaction.registry
         for entry in current.sortedEntries {
             let caches = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).caches
             if let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches) }) {
@@ -121,10 +133,10 @@ extension ContainerManager {
     /// - Returns: one result per installed app, by bundle id.
     /// - Throws: ``ContainersError/system(_:)``.
     public func cleanTemporaryDirectories() throws(ContainersError) -> [CleanupResult] {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         var results: [CleanupResult] = []
-        for entry in try registry.read().sortedEntries {
+        for entry in transaction.registry.sortedEntries {
             results.append(try emptyUnlessRunning([entry], owner: .app(entry.bundleIdentifier),
                                                   directory: layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).tmp))
         }
