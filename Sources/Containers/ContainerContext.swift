@@ -53,10 +53,11 @@ public struct ContainerContext: Sendable {
     }
 }
 
-/// An operation on a root (install, update, backup, …): it reaches the
-/// parts of its ``ContainerContext`` by their own names, and shares the
-/// steps defined on this protocol (the journal, the group containers, the
-/// run lock) with the other operations.
+/// An operation on a root (install, update, backup, …), built by
+/// ``ContainerManager`` over its context: it reaches the parts of its
+/// ``ContainerContext`` by their own names, and shares the steps defined
+/// on this protocol (the journal, the group containers, the run lock)
+/// with the other operations.
 protocol ContainerOperation {
     var context: ContainerContext { get }
 }

@@ -10,15 +10,9 @@ import PropertyList
 /// and prunes the backups (``backup(_:to:secrets:)``,
 /// ``restore(from:bundle:secrets:)``, ``pruneBackups(in:of:keep:dryRun:)``).
 public struct BackupService: ContainerOperation, Sendable {
-    /// The root, its registry, clock and participants.
+    /// The root whose apps it backs up and restores.
     public let context: ContainerContext
 
-    public init(context: ContainerContext) {
-        self.context = context
-    }
-}
-
-extension BackupService {
     /// What one backup did.
     public struct BackupReport: Equatable, Sendable {
         /// The manifest written.
@@ -257,10 +251,7 @@ struct HomeWalker {
                 entries.append(BackupEntry(path: rel, kind: .directory, mode: mode))
                 try walk(rel)
             case S_IFLNK:
-                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-                let n = readlink(path, &buffer, buffer.count - 1)
-                guard n >= 0 else { throw SystemError("readlink", path: path, errno: errno) }
-                let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let target = try TreeOperations.linkTarget(path)
                 entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
             case S_IFREG:
                 entries.append(try file(rel, path: path, st))

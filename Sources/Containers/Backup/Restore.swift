@@ -133,7 +133,7 @@ extension BackupService {
         do throws(ContainersError) {
             try containersErrors {
                 try TreeOperations.makeDirectory(layout.applicationsDirectory)
-                guard mkdir(home.path, 0o700) == 0 else { throw SystemError("mkdir", path: home.path, errno: errno) }
+                try TreeOperations.makeNewDirectory(home.path)
                 created = true
                 _ = try TreeOperations.copyReadOnly(bundleSource, to: home.app)
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
@@ -145,7 +145,7 @@ extension BackupService {
                 let container = layout.groupContainer(uuid: groupUUID)
                 try containersErrors {
                     try FileSystem.makeDirectories(layout.groupsDirectory)
-                    guard mkdir(container.path, 0o700) == 0 else { throw SystemError("mkdir", path: container.path, errno: errno) }
+                    try TreeOperations.makeNewDirectory(container.path)
                     createdGroups.append(container.path)
                     for dir in container.standardDirectories { try TreeOperations.makeDirectory(dir) }
                     try container.writeIdentity(group)

@@ -6,15 +6,9 @@ import Preferences
 
 /// Installs a bundle into a new home (``install(_:)``).
 public struct Installer: ContainerOperation, Sendable {
-    /// The root, its registry, clock and participants.
+    /// The root it installs into.
     public let context: ContainerContext
 
-    public init(context: ContainerContext) {
-        self.context = context
-    }
-}
-
-extension Installer {
     /// What an install did.
     public struct InstallReport: Equatable, Sendable {
         /// The registry entry written.
@@ -56,7 +50,7 @@ extension Installer {
         var bytes = 0
         do throws(ContainersError) {
             try containersErrors {
-                guard mkdir(home.path, 0o700) == 0 else { throw SystemError("mkdir", path: home.path, errno: errno) }
+                try TreeOperations.makeNewDirectory(home.path)
                 created = true
             }
             try completed(InstallStep.createHome.rawValue, &journal)

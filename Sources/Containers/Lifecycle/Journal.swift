@@ -79,11 +79,9 @@ public struct Journal: Equatable, Sendable {
         let value: PlistValue
         do { value = try PlistCodec.decode(bytes) } catch { throw damaged("\(error)") }
         guard let top = value.dictionaryValue else { throw damaged("the top level is not a dictionary") }
-        guard case .integer(let version)? = top["FormatVersion"] else { throw damaged("FormatVersion is missing") }
-        if version > Int128(Self.formatVersion) {
-            throw .journalVersionTooNew(path: path, found: version > Int128(Int.max) ? Int.max : Int(version), supported: Self.formatVersion)
-        }
-        guard version >= 1 else { throw damaged("FormatVersion \(version) is not valid") }
+        _ = try checkedFormatVersion(in: top, supported: Self.formatVersion, tooNew: {
+            .journalVersionTooNew(path: path, found: $0, supported: $1)
+        }, damaged: damaged)
         guard case .string(let op)? = top["Operation"], let operation = Operation(rawValue: op) else { throw damaged("Operation is missing or unknown") }
         guard case .string(let step)? = top["Step"] else { throw damaged("Step is missing") }
         guard case .string(let id)? = top["BundleIdentifier"], let entryValue = top["Entry"] else { throw damaged("Entry is missing") }

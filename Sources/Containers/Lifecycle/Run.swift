@@ -1,15 +1,9 @@
 /// Runs a command in the context of an installed app
 /// (``run(_:command:base:)``).
 public struct AppRunner: ContainerOperation, Sendable {
-    /// The root and its registry.
+    /// The root whose apps it runs.
     public let context: ContainerContext
 
-    public init(context: ContainerContext) {
-        self.context = context
-    }
-}
-
-extension AppRunner {
     /// The environment `apphome run` gives a command: `base` with the
     /// app's home in `HOME`, `CFFIXED_USER_HOME` and `APPHOME_HOME`,
     /// `TMPDIR=<home>/tmp/`, `XDG_DATA_HOME` and `XDG_CACHE_HOME` inside

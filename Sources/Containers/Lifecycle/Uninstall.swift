@@ -50,15 +50,9 @@ public enum UninstallStep: String, CaseIterable, Sendable, Comparable {
 /// Removes an installed app (``uninstall(_:environment:hookTimeout:)``),
 /// and finishes an uninstall a crash interrupted.
 public struct Uninstaller: ContainerOperation, Sendable {
-    /// The root, its registry and participants.
+    /// The root whose apps it removes.
     public let context: ContainerContext
 
-    public init(context: ContainerContext) {
-        self.context = context
-    }
-}
-
-extension Uninstaller {
     /// What an uninstall did.
     public struct UninstallReport: Equatable, Sendable {
         /// The entry that was removed.

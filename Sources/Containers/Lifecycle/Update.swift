@@ -43,15 +43,9 @@ public enum UpdateStep: String, CaseIterable, Sendable {
 
 /// Installs a new version of an installed app (``update(_:failAt:)``).
 public struct Updater: ContainerOperation, Sendable {
-    /// The root, its registry, clock and participants.
+    /// The root whose apps it updates.
     public let context: ContainerContext
 
-    public init(context: ContainerContext) {
-        self.context = context
-    }
-}
-
-extension Updater {
     /// What an update did.
     public struct UpdateReport: Equatable, Sendable {
         /// The entry before the update.
@@ -121,7 +115,7 @@ extension Updater {
         var bundleBytes = 0
         do throws(ContainersError) {
             try containersErrors {
-                guard mkdir(new.path, 0o700) == 0 else { throw SystemError("mkdir", path: new.path, errno: errno) }
+                try TreeOperations.makeNewDirectory(new.path)
                 created = true
             }
             try checkpoint(.createHome)

@@ -58,15 +58,9 @@ public struct PurgeReport: Equatable, Sendable {
 /// running apps alone (``purgeCaches(targetFree:freeBytes:)``,
 /// ``cleanTemporaryDirectories()``).
 public struct Cleaner: ContainerOperation, Sendable {
-    /// The root and its registry.
+    /// The root whose caches and tmp it empties.
     public let context: ContainerContext
 
-    public init(context: ContainerContext) {
-        self.context = context
-    }
-}
-
-extension Cleaner {
     /// The bytes available to an unprivileged user on the file system
     /// holding `path` (`statvfs`: `f_bavail × f_frsize`).
     public static func availableBytes(_ path: String) throws(SystemError) -> UInt64 {
@@ -167,19 +161,26 @@ extension Cleaner {
 }
 
 extension TreeOperations {
+    /// Calls `body` with the path and `lstat` of `path` and of everything
+    /// below it, parents first. Links are not followed.
+    static func forEach(at path: String, _ body: (String, stat) throws -> Void) throws {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
+        try body(path, st)
+        if st.st_mode & S_IFMT == S_IFDIR {
+            for name in try FileSystem.directoryEntries(path) { try forEach(at: path + "/" + name, body) }
+        }
+    }
+
     /// The newest modification time (seconds since 1970) of anything below
     /// `directory`, not counting the directory itself; `nil` when it is
     /// empty or missing. Links are not followed.
     static func newestModification(inside directory: String) throws -> Double? {
         var newest: Double?
         for name in try FileSystem.directoryEntries(directory) {
-            let path = directory + "/" + name
-            var st = stat()
-            guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
-            let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-            newest = max(newest ?? time, time)
-            if st.st_mode & S_IFMT == S_IFDIR, let inner = try newestModification(inside: path) {
-                newest = max(newest!, inner)
+            try forEach(at: directory + "/" + name) { _, st in
+                let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+                newest = max(newest ?? time, time)
             }
         }
         return newest
@@ -187,12 +188,10 @@ extension TreeOperations {
 
     /// The total size of the regular files at or below `path`.
     static func fileBytes(_ path: String) throws -> Int {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: return Int(st.st_size)
-        case S_IFDIR: return try FileSystem.directoryEntries(path).reduce(0) { $0 + (try fileBytes(path + "/" + $1)) }
-        default: return 0
+        var total = 0
+        try forEach(at: path) { _, st in
+            if st.st_mode & S_IFMT == S_IFREG { total += Int(st.st_size) }
         }
+        return total
     }
 }

@@ -50,15 +50,9 @@ public struct DoctorReport: Equatable, Sendable {
 /// (``checkAndRepair(dryRun:environment:hookTimeout:)``), and finishes or
 /// undoes an interrupted install, update or uninstall.
 public struct Doctor: ContainerOperation, Sendable {
-    /// The root, its registry, clock and participants.
+    /// The root it checks.
     public let context: ContainerContext
 
-    public init(context: ContainerContext) {
-        self.context = context
-    }
-}
-
-extension Doctor {
     /// Finds and repairs what a crash can leave under the root.
     ///
     /// Under the registry lock, in order:

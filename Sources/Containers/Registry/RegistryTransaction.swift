@@ -22,13 +22,8 @@ public struct RegistryTransaction {
     public let file: RegistryFile
     /// The registry as it was when the lock was taken.
     public let registry: Registry
-    private let lock: FileLock
-
-    fileprivate init(file: RegistryFile, registry: Registry, lock: FileLock) {
-        self.file = file
-        self.registry = registry
-        self.lock = lock
-    }
+    /// The writers' lock, held until ``end()``.
+    fileprivate let lock: FileLock
 
     /// Replaces the registry file with `changed` (temp file 0600, `fsync`,
     /// `rename`, `fsync` of the directory): the operation's commit point.
