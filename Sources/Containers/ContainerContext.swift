@@ -76,7 +76,6 @@ extension ContainerOperation {
     ///
     /// - Throws: ``ContainersError/notInstalled(_:)`` when there is none.
     func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
-        guard let e = try registry.read().entries[identifier] else { throw .notInstalled(identifier.rawValue) }
-        return e
+        try registry.entry(for: identifier)
     }
 }

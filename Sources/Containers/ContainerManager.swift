@@ -60,8 +60,7 @@ public struct ContainerManager: Sendable {
     ///
     /// - Throws: ``ContainersError/notInstalled(_:)`` when there is none.
     public func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
-        guard let e = try registry.read().entries[identifier] else { throw .notInstalled(identifier.rawValue) }
-        return e
+        try registry.entry(for: identifier)
     }
 
     /// The current home of `identifier`.

@@ -39,6 +39,14 @@ public struct RegistryFile: Sendable {
         } catch { throw .system(error) }
     }
 
+    /// The registry entry of `identifier`, read now.
+    ///
+    /// - Throws: ``ContainersError/notInstalled(_:)`` when there is none.
+    public func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
+        guard let e = try read().entries[identifier] else { throw .notInstalled(identifier.rawValue) }
+        return e
+    }
+
     /// The current home of `identifier`, or `nil` when it is not installed.
     public func home(for identifier: BundleIdentifier) throws(ContainersError) -> ApplicationHome? {
         guard let e = try read().entries[identifier] else { return nil }
