@@ -276,7 +276,7 @@ extension BackupStore {
     }
 }
 
-extension ContainerManager {
+extension BackupService {
     /// Why the stored object at `object`, whose contents begin with
     /// `prefix`, is not a sound database (SQLite's first complaint), or
     /// `nil` when it passes `PRAGMA integrity_check` or is no database.

@@ -23,7 +23,7 @@ enum TreeOperations {
         let mode = mode_t(st.st_mode) & 0o555
         switch st.st_mode & S_IFMT {
         case S_IFDIR:
-            guard mkdir(destination, 0o700) == 0 else { throw SystemError("mkdir", path: destination, errno: errno) }
+            try makeNewDirectory(destination)
             var total = 0
             for name in try FileSystem.directoryEntries(source).sorted() {
                 total += try copyReadOnly(source + "/" + name, to: destination + "/" + name)
@@ -31,10 +31,7 @@ enum TreeOperations {
             guard chmod(destination, mode) == 0 else { throw SystemError("chmod", path: destination, errno: errno) }
             return total
         case S_IFLNK:
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(source, &buffer, buffer.count - 1)
-            guard n >= 0 else { throw SystemError("readlink", path: source, errno: errno) }
-            let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let target = try linkTarget(source)
             guard symlink(target, destination) == 0 else { throw SystemError("symlink", path: destination, errno: errno) }
             return 0
         case S_IFREG:
@@ -108,6 +105,20 @@ enum TreeOperations {
         } else {
             guard unlink(path) == 0 || errno == ENOENT else { throw SystemError("unlink", path: path, errno: errno) }
         }
+    }
+
+    /// Creates one directory with mode 0700 that must not exist yet (a new
+    /// home, a new container): `EEXIST` is an error.
+    static func makeNewDirectory(_ path: String) throws {
+        guard mkdir(path, 0o700) == 0 else { throw SystemError("mkdir", path: path, errno: errno) }
+    }
+
+    /// The target of the symbolic link at `path`, as written.
+    static func linkTarget(_ path: String) throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n >= 0 else { throw SystemError("readlink", path: path, errno: errno) }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Creates one directory with mode 0700; an existing directory is fine.

@@ -9,7 +9,7 @@
 ///   a container from before signed entitlements (no recorded team).
 /// - No app claims another app's bundle id, and no app is installed under
 ///   a bundle id another app holds as a group.
-extension ContainerManager {
+extension ContainerOperation {
     /// Refuses `bundle` when what it claims breaks a rule above.
     ///
     /// - Throws: ``ContainersError/entitlementRefused(identifier:claim:reason:)``.

@@ -53,7 +53,7 @@ public final class RunLock {
     deinit { unlock() }
 }
 
-extension ContainerManager {
+extension ContainerOperation {
     /// Takes the run lock of `entry`'s home exclusively for an operation
     /// that replaces or removes the home (update, uninstall, restore), so
     /// that no `apphome run` starts in it meanwhile.

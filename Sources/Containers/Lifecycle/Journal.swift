@@ -4,7 +4,7 @@ import PropertyList
 
 /// The install, update or uninstall in progress under a root: written
 /// before the operation changes anything and removed when it is done, so
-/// that after a crash ``ContainerManager/doctor(dryRun:environment:hookTimeout:)``
+/// that after a crash ``Doctor/checkAndRepair(dryRun:environment:hookTimeout:)``
 /// (and the next command) knows exactly what was under way and can finish
 /// it or undo it. The file format is described in `Schemas/journal.md`.
 ///
@@ -79,11 +79,9 @@ public struct Journal: Equatable, Sendable {
         let value: PlistValue
         do { value = try PlistCodec.decode(bytes) } catch { throw damaged("\(error)") }
         guard let top = value.dictionaryValue else { throw damaged("the top level is not a dictionary") }
-        guard case .integer(let version)? = top["FormatVersion"] else { throw damaged("FormatVersion is missing") }
-        if version > Int128(Self.formatVersion) {
-            throw .journalVersionTooNew(path: path, found: version > Int128(Int.max) ? Int.max : Int(version), supported: Self.formatVersion)
-        }
-        guard version >= 1 else { throw damaged("FormatVersion \(version) is not valid") }
+        _ = try checkedFormatVersion(in: top, supported: Self.formatVersion, tooNew: {
+            .journalVersionTooNew(path: path, found: $0, supported: $1)
+        }, damaged: damaged)
         guard case .string(let op)? = top["Operation"], let operation = Operation(rawValue: op) else { throw damaged("Operation is missing or unknown") }
         guard case .string(let step)? = top["Step"] else { throw damaged("Step is missing") }
         guard case .string(let id)? = top["BundleIdentifier"], let entryValue = top["Entry"] else { throw damaged("Entry is missing") }
@@ -102,13 +100,21 @@ public struct Journal: Equatable, Sendable {
     }
 }
 
-extension ContainerManager {
-    /// The pending journal, or `nil` when no operation was interrupted.
-    public func pendingJournal() throws(ContainersError) -> Journal? {
+extension Journal {
+    /// The pending journal under `layout`, or `nil` when no operation was interrupted.
+    static func pending(in layout: ContainerLayout) throws(ContainersError) -> Journal? {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.readFileIfPresent(layout.journalPath) } catch { throw .system(error) }
         guard let bytes else { return nil }
         return try Journal(decoding: bytes, path: layout.journalPath)
+    }
+}
+
+/// The journal of the operation under way: written at each step, removed at the end.
+extension ContainerOperation {
+    /// The pending journal, or `nil` when no operation was interrupted.
+    func pendingJournal() throws(ContainersError) -> Journal? {
+        try Journal.pending(in: layout)
     }
 
     /// Writes `journal` atomically and durably. Call with the registry lock held.
@@ -135,13 +141,5 @@ extension ContainerManager {
     /// Removes the journal durably: the operation is over.
     func clearJournal() throws(ContainersError) {
         do { try FileSystem.removeFile(layout.journalPath) } catch { throw .system(error) }
-    }
-
-    /// Refuses to start while an interrupted operation's journal is pending.
-    ///
-    /// - Throws: ``ContainersError/interruptedOperation(_:)``, or the
-    ///   journal's read error.
-    func requireNoPendingJournal() throws(ContainersError) {
-        if let journal = try pendingJournal() { throw .interruptedOperation(journal.summary) }
     }
 }

@@ -5,7 +5,7 @@ import AppHomeSystem
 import Preferences
 import PropertyList
 
-extension ContainerManager {
+extension BackupService {
     /// What a restore did.
     public struct RestoreReport: Equatable, Sendable {
         /// The manifest restored from.
@@ -78,14 +78,14 @@ extension ContainerManager {
     /// and nothing is changed.
     public func restore(from manifestPath: String, bundle: AppBundle? = nil,
                         secrets: BackupSecrets = .none) throws(ContainersError) -> RestoreReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         let (store, manifest) = try BackupStore.openBackup(manifestPath)
         func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: manifestPath, reason: reason) }
         if let bundle, bundle.identifier != manifest.bundleIdentifier {
             throw .backupOfAnotherApp(path: manifestPath, found: manifest.bundleIdentifier.rawValue, expected: bundle.identifier.rawValue)
         }
-        var current = try registry.read()
+        var current = transaction.registry
         let previous = current.entries[manifest.bundleIdentifier]
         guard bundle != nil || previous != nil else { throw .restoreNeedsBundle(manifest.bundleIdentifier.rawValue) }
         // The publisher: a signed app's data goes only to an app of the same team.
@@ -146,7 +146,7 @@ extension ContainerManager {
         do throws(ContainersError) {
             try containersErrors {
                 try TreeOperations.makeDirectory(layout.applicationsDirectory)
-                guard mkdir(home.path, 0o700) == 0 else { throw SystemError("mkdir", path: home.path, errno: errno) }
+                try TreeOperations.makeNewDirectory(home.path)
                 created = true
                 _ = try TreeOperations.copyReadOnly(bundleSource, to: home.app)
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
@@ -159,7 +159,7 @@ extension ContainerManager {
                 let container = layout.groupContainer(uuid: groupUUID)
                 try containersErrors {
                     try FileSystem.makeDirectories(layout.groupsDirectory)
-                    guard mkdir(container.path, 0o700) == 0 else { throw SystemError("mkdir", path: container.path, errno: errno) }
+                    try TreeOperations.makeNewDirectory(container.path)
                     createdGroups.append(container.path)
                     for dir in container.standardDirectories { try TreeOperations.makeDirectory(dir) }
                     try container.writeIdentity(group)
@@ -191,7 +191,7 @@ extension ContainerManager {
         current.recordTeam(entry.team, of: restoredGroups.keys)
         do {
             try createGroupContainers(newGroups)
-            try registry.write(current)
+            try transaction.commit(current)
         } catch {
             try? TreeOperations.remove(home.path)
             removeGroupContainers(newGroups)

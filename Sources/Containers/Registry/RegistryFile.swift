@@ -1,9 +1,11 @@
 import AppHomeSystem
 import Preferences
 
-/// The registry file under a root: reading it, and replacing it atomically
-/// and durably while the caller holds the registry lock.
-public struct ContainerRegistry: Sendable {
+/// The registry file under a root (`<root>/Applications/registry.plist`,
+/// holding a ``Registry``): reading it, the writers' lock, and replacing it
+/// atomically and durably while the caller holds that lock. Writers go
+/// through ``beginTransaction(refusingPendingJournal:)``.
+public struct RegistryFile: Sendable {
     /// The layout of the root.
     public let layout: ContainerLayout
 
@@ -35,6 +37,14 @@ public struct ContainerRegistry: Sendable {
             try FileSystem.makeDirectories(layout.applicationsDirectory)
             return try FileLock(path: layout.lockPath)
         } catch { throw .system(error) }
+    }
+
+    /// The registry entry of `identifier`, read now.
+    ///
+    /// - Throws: ``ContainersError/notInstalled(_:)`` when there is none.
+    public func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
+        guard let e = try read().entries[identifier] else { throw .notInstalled(identifier.rawValue) }
+        return e
     }
 
     /// The current home of `identifier`, or `nil` when it is not installed.
@@ -71,7 +81,7 @@ public struct ContainerRegistry: Sendable {
     /// The registry under `root`, or an empty one when it cannot be read
     /// (what `defaults` resolves domains with: no app is installed there).
     public static func readOrEmpty(root: String) -> Registry {
-        (try? ContainerRegistry(layout: ContainerLayout(root: root)).read()) ?? Registry()
+        (try? RegistryFile(layout: ContainerLayout(root: root)).read()) ?? Registry()
     }
 
     /// ``preferencesDirectories(root:)`` from a registry already read.
@@ -111,3 +121,7 @@ public struct ContainerRegistry: Sendable {
         return entry.groups.compactMap { group in registry.groups[group].map { (group, layout.groupContainer(uuid: $0)) } }
     }
 }
+
+/// The name ``RegistryFile`` had before it was named for what it holds;
+/// kept so that callers written against it still compile.
+public typealias ContainerRegistry = RegistryFile

@@ -190,11 +190,9 @@ public struct Registry: Equatable, Sendable {
         let value: PlistValue
         do { value = try PlistCodec.decode(bytes) } catch { throw corrupt("\(error)") }
         guard let top = value.dictionaryValue else { throw corrupt("the top level is not a dictionary") }
-        guard case .integer(let version)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
-        if version > Int128(Self.formatVersion) {
-            throw .registryVersionTooNew(path: path, found: version > Int128(Int.max) ? Int.max : Int(version), supported: Self.formatVersion)
-        }
-        guard version >= 1 else { throw corrupt("FormatVersion \(version) is not valid") }
+        let version = try checkedFormatVersion(in: top, supported: Self.formatVersion, tooNew: {
+            .registryVersionTooNew(path: path, found: $0, supported: $1)
+        }, damaged: corrupt)
         guard let apps = top["Applications"]?.dictionaryValue else { throw corrupt("Applications is missing") }
         var entries: [BundleIdentifier: RegistryEntry] = [:]
         for (key, value) in apps {

@@ -113,13 +113,13 @@ enum Subprocess {
             }
             return decode(status)
         }
-        let deadline = monotonicSeconds() + timeout
+        let deadline = SystemClock.monotonicSeconds() + timeout
         var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
         while true {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid { return decode(status) }
             if r < 0 && errno != EINTR { throw SystemError("waitpid", path: "\(pid)", errno: errno) }
-            if monotonicSeconds() >= deadline {
+            if SystemClock.monotonicSeconds() >= deadline {
                 _ = killGroup ? kill(-pid, SIGKILL) : kill(pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 return .timedOut
@@ -132,11 +132,5 @@ enum Subprocess {
     private static func decode(_ status: Int32) -> Termination {
         let signal = status & 0x7F
         return signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
-    }
-
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

@@ -4,30 +4,6 @@ import Glibc
 import AppHomeSystem
 import Preferences
 
-/// The outcome of one uninstall hook.
-public struct HookResult: Equatable, Sendable {
-    /// The hook's path.
-    public var path: String
-    /// How it ended; `nil` when it could not be started.
-    public var termination: Termination?
-    /// Why it could not be started, if it could not.
-    public var startFailure: String?
-
-    /// Whether the hook ran and exited with status 0.
-    public var succeeded: Bool { termination == .exited(0) }
-
-    /// A one-line description of a failure, for stderr.
-    public var failureDescription: String? {
-        if let startFailure { return "uninstall hook \(path) could not be started: \(startFailure)" }
-        switch termination {
-        case .exited(0)?, nil: return nil
-        case .exited(let s)?: return "uninstall hook \(path) failed with exit status \(s)"
-        case .signalled(let sig)?: return "uninstall hook \(path) was killed by signal \(sig)"
-        case .timedOut?: return "uninstall hook \(path) timed out and was killed"
-        }
-    }
-}
-
 /// The steps of an uninstall, in order.
 public enum UninstallStep: String, CaseIterable, Sendable, Comparable {
     /// Remove the entry (and groups left without members) from the
@@ -47,7 +23,12 @@ public enum UninstallStep: String, CaseIterable, Sendable, Comparable {
     }
 }
 
-extension ContainerManager {
+/// Removes an installed app (``uninstall(_:environment:hookTimeout:)``),
+/// and finishes an uninstall a crash interrupted.
+public struct Uninstaller: ContainerOperation, Sendable {
+    /// The root whose apps it removes.
+    public let context: ContainerContext
+
     /// What an uninstall did.
     public struct UninstallReport: Equatable, Sendable {
         /// The entry that was removed.
@@ -86,10 +67,9 @@ extension ContainerManager {
     /// - Throws: ``ContainersError/notInstalled(_:)``, ``ContainersError/system(_:)``.
     public func uninstall(_ identifier: BundleIdentifier, environment: [String: String] = [:],
                           hookTimeout: Double = 10) throws(ContainersError) -> UninstallReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
-        try requireNoPendingJournal()
-        var current = try registry.read()
+        let transaction = try registry.beginTransaction(refusingPendingJournal: true)
+        defer { transaction.end() }
+        var current = transaction.registry
         guard let entry = current.entries.removeValue(forKey: identifier) else { throw .notInstalled(identifier.rawValue) }
         let release = try lockAgainstRunning(entry)
         defer { release() }
@@ -100,7 +80,7 @@ extension ContainerManager {
         }
         var journal = Journal(operation: .uninstall, entry: entry, groups: lastMemberOf)
         try beginJournal(journal)
-        try registry.write(current)
+        try transaction.commit(current)
         try completed(UninstallStep.removeEntry.rawValue, &journal)
         return try finishUninstall(entry, groups: lastMemberOf, remaining: current, journal: &journal,
                                    environment: environment, hookTimeout: hookTimeout)
@@ -154,26 +134,5 @@ extension ContainerManager {
         try clearJournal()
         return UninstallReport(entry: entry, home: home, hooks: hooks, participantFailures: participantFailures,
                                removedGroups: groups.keys.sorted())
-    }
-
-    /// Runs the executables in `directory`, sorted by name.
-    func runHooks(in directory: String, environment: [String: String], timeout: Double) throws(ContainersError) -> [HookResult] {
-        let names = try containersErrors { try FileSystem.directoryEntries(directory) }
-        var results: [HookResult] = []
-        for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) where !name.hasPrefix(".") {
-            let path = directory + "/" + name
-            var st = stat()
-            guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o111 != 0 else { continue }
-            do {
-                let pid = try Subprocess.spawn([path], environment: environment, workingDirectory: "/", newProcessGroup: true)
-                let termination = try Subprocess.wait(pid, timeout: timeout, killGroup: true)
-                results.append(HookResult(path: path, termination: termination, startFailure: nil))
-            } catch let error as SystemError {
-                results.append(HookResult(path: path, termination: nil, startFailure: error.reason))
-            } catch {
-                results.append(HookResult(path: path, termination: nil, startFailure: "\(error)"))
-            }
-        }
-        return results
     }
 }

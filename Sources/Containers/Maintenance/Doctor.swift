@@ -46,7 +46,13 @@ public struct DoctorReport: Equatable, Sendable {
     public var hasUnrepairedProblems: Bool { findings.contains { $0.outcome == .notRepaired } }
 }
 
-extension ContainerManager {
+/// Finds and repairs what a crash can leave under a root
+/// (``checkAndRepair(dryRun:environment:hookTimeout:)``), and finishes or
+/// undoes an interrupted install, update or uninstall.
+public struct Doctor: ContainerOperation, Sendable {
+    /// The root it checks.
+    public let context: ContainerContext
+
     /// Finds and repairs what a crash can leave under the root.
     ///
     /// Under the registry lock, in order:
@@ -74,7 +80,7 @@ extension ContainerManager {
     ///   - environment: the base environment for uninstall hooks.
     ///   - hookTimeout: seconds each hook may run.
     /// - Throws: ``ContainersError/system(_:)`` when the lock cannot be taken.
-    public func doctor(dryRun: Bool = false, environment: [String: String] = [:],
+    public func checkAndRepair(dryRun: Bool = false, environment: [String: String] = [:],
                        hookTimeout: Double = 10) throws(ContainersError) -> DoctorReport {
         // A root where nothing was ever installed: nothing to check, and a
         // dry run must not even create the lock.
@@ -228,7 +234,7 @@ extension ContainerManager {
             case .uninstall where named == nil:
                 if dryRun { add("would finish it: remove the home \(newHome.path) and run the remaining uninstall steps", .wouldRepair); return owned }
                 var j = journal
-                let r = try finishUninstall(journal.entry, groups: journal.groups, remaining: current, journal: &j,
+                let r = try Uninstaller(context: context).finishUninstall(journal.entry, groups: journal.groups, remaining: current, journal: &j,
                                             environment: environment, hookTimeout: hookTimeout)
                 report.hooks += r.hooks
                 report.participantFailures += r.participantFailures

@@ -19,7 +19,7 @@ public enum InstallStep: String, CaseIterable, Sendable {
 }
 
 /// The steps of an update, in order. A test can make any of them fail
-/// (see ``ContainerManager/update(_:failAt:)``).
+/// (see ``Updater/update(_:failAt:)``).
 public enum UpdateStep: String, CaseIterable, Sendable {
     /// Create the new home directory (0700).
     case createHome
@@ -41,7 +41,11 @@ public enum UpdateStep: String, CaseIterable, Sendable {
     case removeOldHome
 }
 
-extension ContainerManager {
+/// Installs a new version of an installed app (``update(_:failAt:)``).
+public struct Updater: ContainerOperation, Sendable {
+    /// The root whose apps it updates.
+    public let context: ContainerContext
+
     /// What an update did.
     public struct UpdateReport: Equatable, Sendable {
         /// The entry before the update.
@@ -90,10 +94,9 @@ extension ContainerManager {
     ///   ``ContainersError/differentPublisher(identifier:installed:offered:)``,
     ///   ``ContainersError/entitlementRefused(identifier:claim:reason:)``.
     public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil) throws(ContainersError) -> UpdateReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
-        try requireNoPendingJournal()
-        var current = try registry.read()
+        let transaction = try registry.beginTransaction(refusingPendingJournal: true)
+        defer { transaction.end() }
+        var current = transaction.registry
         guard let previous = current.entries[bundle.identifier] else {
             throw .notInstalled(bundle.identifier.rawValue)
         }
@@ -119,7 +122,7 @@ extension ContainerManager {
         var bundleBytes = 0
         do throws(ContainersError) {
             try containersErrors {
-                guard mkdir(new.path, 0o700) == 0 else { throw SystemError("mkdir", path: new.path, errno: errno) }
+                try TreeOperations.makeNewDirectory(new.path)
                 created = true
             }
             try checkpoint(.createHome)
@@ -159,7 +162,7 @@ extension ContainerManager {
             current.entries[bundle.identifier] = entry
             current.groups.merge(newGroups) { old, _ in old }
             current.recordTeam(entry.team, of: newGroups.keys)
-            try registry.write(current)
+            try transaction.commit(current)
         } catch .simulatedCrash(let step) {
             throw .simulatedCrash(step: step)
         } catch {

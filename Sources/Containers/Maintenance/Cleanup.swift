@@ -54,7 +54,13 @@ public struct PurgeReport: Equatable, Sendable {
     public var targetReached: Bool { targetFree.map { freeAfter >= $0 } ?? true }
 }
 
-extension ContainerManager {
+/// Empties installed apps' caches and temporary directories, leaving
+/// running apps alone (``purgeCaches(targetFree:freeBytes:)``,
+/// ``cleanTemporaryDirectories()``).
+public struct Cleaner: ContainerOperation, Sendable {
+    /// The root whose caches and tmp it empties.
+    public let context: ContainerContext
+
     /// The bytes available to an unprivileged user on the file system
     /// holding `path` (`statvfs`: `f_bavail × f_frsize`).
     public static func availableBytes(_ path: String) throws(SystemError) -> UInt64 {
@@ -79,9 +85,9 @@ extension ContainerManager {
     ///   - freeBytes: measures free space; ``availableBytes(_:)`` by default.
     /// - Throws: ``ContainersError/system(_:)``.
     public func purgeCaches(targetFree: UInt64? = nil,
-                            freeBytes: (String) throws(SystemError) -> UInt64 = ContainerManager.availableBytes) throws(ContainersError) -> PurgeReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+                            freeBytes: (String) throws(SystemError) -> UInt64 = Cleaner.availableBytes) throws(ContainersError) -> PurgeReport {
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         var report = PurgeReport()
         report.targetFree = targetFree
         func free() throws(ContainersError) -> UInt64 {
@@ -91,7 +97,7 @@ extension ContainerManager {
         report.freeAfter = report.freeBefore
         struct Candidate { var age: Double; var rank: String; var owner: CleanupOwner; var caches: String; var members: [RegistryEntry] }
         var candidates: [Candidate] = []
-        let current = try registry.read()
+        let current = transaction.registry
         for entry in current.sortedEntries {
             let caches = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).caches
             if let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches) }) {
@@ -121,10 +127,10 @@ extension ContainerManager {
     /// - Returns: one result per installed app, by bundle id.
     /// - Throws: ``ContainersError/system(_:)``.
     public func cleanTemporaryDirectories() throws(ContainersError) -> [CleanupResult] {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         var results: [CleanupResult] = []
-        for entry in try registry.read().sortedEntries {
+        for entry in transaction.registry.sortedEntries {
             results.append(try emptyUnlessRunning([entry], owner: .app(entry.bundleIdentifier),
                                                   directory: layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).tmp))
         }
@@ -155,19 +161,26 @@ extension ContainerManager {
 }
 
 extension TreeOperations {
+    /// Calls `body` with the path and `lstat` of `path` and of everything
+    /// below it, parents first. Links are not followed.
+    static func forEach(at path: String, _ body: (String, stat) throws -> Void) throws {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
+        try body(path, st)
+        if st.st_mode & S_IFMT == S_IFDIR {
+            for name in try FileSystem.directoryEntries(path) { try forEach(at: path + "/" + name, body) }
+        }
+    }
+
     /// The newest modification time (seconds since 1970) of anything below
     /// `directory`, not counting the directory itself; `nil` when it is
     /// empty or missing. Links are not followed.
     static func newestModification(inside directory: String) throws -> Double? {
         var newest: Double?
         for name in try FileSystem.directoryEntries(directory) {
-            let path = directory + "/" + name
-            var st = stat()
-            guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
-            let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-            newest = max(newest ?? time, time)
-            if st.st_mode & S_IFMT == S_IFDIR, let inner = try newestModification(inside: path) {
-                newest = max(newest!, inner)
+            try forEach(at: directory + "/" + name) { _, st in
+                let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+                newest = max(newest ?? time, time)
             }
         }
         return newest
@@ -175,12 +188,10 @@ extension TreeOperations {
 
     /// The total size of the regular files at or below `path`.
     static func fileBytes(_ path: String) throws -> Int {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { throw SystemError("lstat", path: path, errno: errno) }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: return Int(st.st_size)
-        case S_IFDIR: return try FileSystem.directoryEntries(path).reduce(0) { $0 + (try fileBytes(path + "/" + $1)) }
-        default: return 0
+        var total = 0
+        try forEach(at: path) { _, st in
+            if st.st_mode & S_IFMT == S_IFREG { total += Int(st.st_size) }
         }
+        return total
     }
 }

@@ -196,12 +196,9 @@ public struct BackupManifest: Equatable, Sendable {
         guard let envelope = try? PlistCodec.decode(bytes).dictionaryValue else {
             throw damaged("the manifest is not a property list dictionary")
         }
-        guard case .integer(let version)? = envelope["FormatVersion"] else { throw damaged("FormatVersion is missing") }
-        if version > Int128(Self.formatVersion) {
-            throw .backupVersionTooNew(path: path, found: version > Int128(Int.max) ? Int.max : Int(version),
-                                       supported: Self.formatVersion)
-        }
-        guard version >= 1 else { throw damaged("FormatVersion \(version) is not valid") }
+        let version = try checkedFormatVersion(in: envelope, supported: Self.formatVersion, tooNew: {
+            .backupVersionTooNew(path: path, found: $0, supported: $1)
+        }, damaged: damaged)
         guard case .data(let inner)? = envelope["Manifest"], case .data(let sum)? = envelope["Checksum"] else {
             throw damaged("the manifest or its checksum is missing")
         }

@@ -1,4 +1,9 @@
-extension ContainerManager {
+/// Runs a command in the context of an installed app
+/// (``run(_:command:base:)``).
+public struct AppRunner: ContainerOperation, Sendable {
+    /// The root whose apps it runs.
+    public let context: ContainerContext
+
     /// The environment `apphome run` gives a command: `base` with the
     /// app's home in `HOME`, `CFFIXED_USER_HOME` and `APPHOME_HOME`,
     /// `TMPDIR=<home>/tmp/`, `XDG_DATA_HOME` and `XDG_CACHE_HOME` inside

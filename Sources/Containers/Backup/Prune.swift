@@ -4,7 +4,7 @@ import Glibc
 import AppHomeSystem
 import Preferences
 
-extension ContainerManager {
+extension BackupService {
     /// What ``pruneBackups(in:of:keep:dryRun:)`` did (or would do).
     public struct PruneReport: Equatable, Sendable {
         /// The manifests removed, oldest first per app.

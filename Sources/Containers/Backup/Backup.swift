@@ -6,7 +6,13 @@ import CXattr
 import Preferences
 import PropertyList
 
-extension ContainerManager {
+/// Backs up homes into backup stores, restores them, and checks, lists
+/// and prunes the backups (``backup(_:to:secrets:)``,
+/// ``restore(from:bundle:secrets:)``, ``pruneBackups(in:of:keep:dryRun:)``).
+public struct BackupService: ContainerOperation, Sendable {
+    /// The root whose apps it backs up and restores.
+    public let context: ContainerContext
+
     /// What one backup did.
     public struct BackupReport: Equatable, Sendable {
         /// The manifest written.
@@ -24,7 +30,7 @@ extension ContainerManager {
         /// Items neither file, directory nor link (sockets, FIFOs, devices),
         /// and names that are not UTF-8: not backed up.
         public var skipped: [String]
-        /// Items the app marked with ``ContainerManager/excludeFromBackupAttribute``, not backed up.
+        /// Items the app marked with ``BackupService/excludeFromBackupAttribute``, not backed up.
         public var excluded: [String]
         /// SQLite databases copied with SQLite's backup API (their `-wal`,
         /// `-shm` and `-journal` files are not stored).
@@ -91,9 +97,9 @@ extension ContainerManager {
     ///   - options: how long to wait for a locked database, how often to read a changing file.
     public func backup(_ identifier: BundleIdentifier, to directory: String? = nil, secrets: BackupSecrets = .none,
                        options: BackupOptions = BackupOptions()) throws(ContainersError) -> BackupReport {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
-        let current = try registry.read()
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
+        let current = transaction.registry
         guard let entry = current.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
@@ -106,13 +112,13 @@ extension ContainerManager {
     /// - Returns: one report per app.
     public func backupAll(to directory: String? = nil, secrets: BackupSecrets = .none,
                           options: BackupOptions = BackupOptions()) throws(ContainersError) -> [BackupReport] {
-        let lock = try registry.lock()
-        defer { lock.unlock() }
+        let transaction = try registry.beginTransaction()
+        defer { transaction.end() }
         let store = BackupStore(directory: directory ?? defaultBackupDirectory)
         let storeLock = try store.open()
         defer { storeLock.unlock() }
         var reports: [BackupReport] = []
-        let current = try registry.read()
+        let current = transaction.registry
         for entry in current.sortedEntries {
             reports.append(try backup(entry, groupContainers: current.groups, into: store, secrets: secrets, options: options))
         }
@@ -270,7 +276,7 @@ struct HomeWalker {
                 continue
             }
             let mode = UInt32(st.st_mode) & 0o7777
-            if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, ContainerManager.excludeFromBackupAttribute, nil, 0) >= 0 {
+            if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, BackupService.excludeFromBackupAttribute, nil, 0) >= 0 {
                 excluded.append(rel)
                 continue
             }
@@ -279,10 +285,7 @@ struct HomeWalker {
                 entries.append(BackupEntry(path: rel, kind: .directory, mode: mode))
                 try walk(rel)
             case S_IFLNK:
-                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-                let n = readlink(path, &buffer, buffer.count - 1)
-                guard n >= 0 else { throw SystemError("readlink", path: path, errno: errno) }
-                let target = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let target = try TreeOperations.linkTarget(path)
                 entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
             case S_IFREG:
                 if let stem = Self.companionStem(name), databasesHere.contains(stem) { continue }
