@@ -57,21 +57,23 @@ let package = Package(
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["Benchmarks"]),
         .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
-        .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem"]),
+        // Helpers every test target shares (scratch directories); tests only.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem", "TestSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
-        .testTarget(name: "PreferencesTests", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
+        .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList"]),
-        .testTarget(name: "ContainersTests", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
-        .testTarget(name: "AppHomeCommandTests", dependencies: ["AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
-        .testTarget(name: "KeychainTests", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "KeychainClientTests", dependencies: ["KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
-        .testTarget(name: "SecurityCommandTests", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "PrefsService"]),
+        .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
+        .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
+        .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
         // binary form scripts/compile-settings-schema.py makes of it.
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
-        .testTarget(name: "SettingsBundleTests", dependencies: ["AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
+        .testTarget(name: "SettingsBundleTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import AppHomeSystem
 import CommandSupport
 import Foundation
+import TestSupport
 import Testing
 @testable import AppHomeCommand
 import Containers
@@ -16,15 +17,10 @@ final class World: @unchecked Sendable {
     var v2: String { repo + "/examples/ScaryBugs-v2/ScaryBugs.app" }
 
     init() {
-        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("apphome-cmd-XXXXXX")).utf8CString)
-        base = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        base = ScratchDirectory.make("apphome-cmd")
     }
 
-    deinit {
-        // Installed bundles are read-only; make everything writable before removing.
-        _ = try? FileManager.default.subpathsOfDirectory(atPath: base).forEach { chmod(base + "/" + $0, 0o700) }
-        try? FileManager.default.removeItem(atPath: base)
-    }
+    deinit { ScratchDirectory.remove(base) }
 
     struct Result { var status: Int32; var out: String; var err: String }
 

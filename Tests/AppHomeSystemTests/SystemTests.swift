@@ -2,18 +2,16 @@
 import Glibc
 #endif
 import AppHomeSystem
+import TestSupport
 import Testing
 
 @Suite("system layer")
 struct SystemTests {
-    static func scratch() -> String {
-        var template = Array("/tmp/apphome-system.XXXXXX".utf8CString)
-        return String(cString: mkdtemp(&template)!)
-    }
+    static func scratch() -> String { ScratchDirectory.make("apphome-system") }
 
     @Test func anInjectedRenameFailureLeavesTheOldFileAndNoTemporaryFile() throws {
         let dir = Self.scratch()
-        defer { _ = system("rm -rf '\(dir)'") }
+        defer { ScratchDirectory.remove(dir) }
         let path = dir + "/a.plist"
         try FileSystem.writeAtomically(Array("old".utf8), to: path)
         #expect(throws: SystemError("rename", path: path, errno: EXDEV)) {
@@ -27,7 +25,7 @@ struct SystemTests {
 
     @Test func anInjectedWriteFailureNamesTheTemporaryFileAndWritesNothing() throws {
         let dir = Self.scratch()
-        defer { _ = system("rm -rf '\(dir)'") }
+        defer { ScratchDirectory.remove(dir) }
         let path = dir + "/b.plist"
         var caught: SystemError?
         do {
@@ -42,7 +40,7 @@ struct SystemTests {
 
     @Test func withoutAnInjectorTheRealCallsRun() throws {
         let dir = Self.scratch()
-        defer { _ = system("rm -rf '\(dir)'") }
+        defer { ScratchDirectory.remove(dir) }
         try FileSystem.writeAtomically([1, 2, 3], to: dir + "/c")
         #expect(try FileSystem.readFileIfPresent(dir + "/c") == [1, 2, 3])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Containers
 import PropertyList
@@ -9,11 +10,10 @@ final class Scratch: @unchecked Sendable {
     var root: String { path + "/root" }
 
     init() {
-        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("containers-test-XXXXXX")).utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        path = ScratchDirectory.make("containers-test")
     }
 
-    deinit { try? Containers.TreeOperations.remove(path) }
+    deinit { ScratchDirectory.remove(path) }
 
     /// Makes `<path>/<dir>/<name>` with an Info.plist built from `info`
     /// (XML unless told), an executable, a resource and a symlink. A bundle

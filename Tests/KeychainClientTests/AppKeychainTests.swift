@@ -10,6 +10,7 @@ import PrefsClient
 import PrefsProtocol
 import PrefsService
 import PropertyList
+import TestSupport
 import Testing
 
 /// `AppKeychain`, the client API services use: through prefsd or on the
@@ -26,8 +27,7 @@ import Testing
         var service: InProcessService?
 
         init() throws {
-            var template = Array((NSTemporaryDirectory() + "/appkeychain-test-XXXXXX").utf8CString)
-            path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+            path = ScratchDirectory.make("appkeychain-test")
             let participant = KeychainParticipant(root: root, policy: .fileOnly, now: AppKeychainTests.clock)
             let manager = ContainerManager(root: root, participants: [participant])
             for id in ["com.example.A", "com.example.B"] {
@@ -46,7 +46,7 @@ import Testing
 
         deinit {
             service = nil
-            try? FileManager.default.removeItem(atPath: path)
+            ScratchDirectory.remove(path)
         }
 
         var daemon: [String: String] { ["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket, "APPHOME_KEYCHAIN_KEY_STORE": "file"] }

@@ -1,5 +1,6 @@
 import AppHomeSystem
 import Foundation
+import TestSupport
 import Testing
 @testable import Keychain
 import Containers
@@ -13,11 +14,10 @@ final class KeychainScratch: @unchecked Sendable {
     var keychains: String { root + "/Keychains" }
 
     init() {
-        var template = Array((NSTemporaryDirectory() + "/keychain-test-XXXXXX").utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        path = ScratchDirectory.make("keychain-test")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit { ScratchDirectory.remove(path) }
 
     func keychain(clock: @escaping @Sendable () -> PlistDate = testClock) -> Keychain {
         Keychain(root: root, policy: .fileOnly, now: clock)

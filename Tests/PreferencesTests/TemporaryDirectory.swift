@@ -1,16 +1,15 @@
 import Foundation
+import TestSupport
 
 /// A directory under the system temp dir, removed when the test is done.
 final class TemporaryDirectory {
     let path: String
 
     init() {
-        let base = FileManager.default.temporaryDirectory.path + "/apphome-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        path = base
+        path = ScratchDirectory.make("apphome-tests")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit { ScratchDirectory.remove(path) }
 
     func write(_ relative: String, _ bytes: [UInt8]) {
         let full = path + "/" + relative

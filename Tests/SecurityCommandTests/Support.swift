@@ -5,6 +5,7 @@ import Foundation
 import Keychain
 import PropertyList
 import SecurityCommand
+import TestSupport
 import Testing
 
 /// A root with installed apps, and a way to run `security` in process.
@@ -13,11 +14,10 @@ final class SecurityScratch: @unchecked Sendable {
     var root: String { path + "/root" }
 
     init() {
-        var template = Array((NSTemporaryDirectory() + "/security-test-XXXXXX").utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        path = ScratchDirectory.make("security-test")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    deinit { ScratchDirectory.remove(path) }
 
     /// Installs an app claiming `groups`, signed with `key` when given.
     func install(_ id: String, groups: [String] = [], key: SigningKey? = nil) throws {

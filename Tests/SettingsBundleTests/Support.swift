@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PropertyList
 @testable import SettingsBundle
 
@@ -12,7 +13,7 @@ final class BundleDirectory: Sendable {
     /// A dictionary or array is written as an XML property list (binary when
     /// `binary`), a string as UTF-8 text, data as raw bytes.
     init(_ files: [String: PlistValue], binary: Bool = false) {
-        base = FileManager.default.temporaryDirectory.path + "/apphome-sb-" + UUID().uuidString
+        base = ScratchDirectory.make("apphome-sb")
         try! FileManager.default.createDirectory(atPath: base + "/Settings.bundle", withIntermediateDirectories: true)
         for (relative, value) in files {
             let bytes: [UInt8]
@@ -26,7 +27,7 @@ final class BundleDirectory: Sendable {
         }
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: base) }
+    deinit { ScratchDirectory.remove(base) }
 
     func write(_ relative: String, _ bytes: [UInt8]) {
         let full = path + "/" + relative
