@@ -39,63 +39,56 @@ public struct LibSecretStore: SecretStore {
         return .secretService(domain: domain, code: error.pointee.code, message: message)
     }
 
+    /// Runs `body` under the store's lock with the schema and attribute
+    /// table libsecret wants for `attributes` (freed afterwards), and a
+    /// `GError` slot: the one place that builds and frees them.
+    private static func withQuery<T>(_ schema: String, _ attributes: [String: String],
+                                     _ body: (UnsafeMutablePointer<SecretSchema>, OpaquePointer, inout UnsafeMutablePointer<GError>?) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        try serial.withLock { _ throws(KeychainError) in
+            let s = makeSchema(schema, attributes: Array(attributes.keys))
+            defer { secret_schema_unref(s) }
+            let table = makeTable(attributes)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            return try body(s, table, &error)
+        }
+    }
+
     /// Stores `secret` (text) under `attributes` in the default collection,
     /// replacing an item with the same attributes.
     public func store(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError) {
-        try Self.serial.withLock { _ throws(KeychainError) in try Self.storeUnlocked(schema: schema, attributes: attributes, label: label, secret: secret) }
-    }
-
-    private static func storeUnlocked(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError) {
-        let s = makeSchema(schema, attributes: Array(attributes.keys))
-        defer { secret_schema_unref(s) }
-        let table = makeTable(attributes)
-        defer { g_hash_table_unref(table) }
-        var error: UnsafeMutablePointer<GError>?
-        // libsecret wants a NUL-terminated string: build it in secure memory.
-        let text = SecureBytes(count: secret.count + 1) { t in
-            secret.withUnsafeBytes { s in if s.count > 0 { t.baseAddress!.copyMemory(from: s.baseAddress!, byteCount: s.count) } }
+        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
+            // libsecret wants a NUL-terminated string: build it in secure memory.
+            let text = SecureBytes(count: secret.count + 1) { t in
+                secret.withUnsafeBytes { s in if s.count > 0 { t.baseAddress!.copyMemory(from: s.baseAddress!, byteCount: s.count) } }
+            }
+            let ok = text.withUnsafeBytes { t in
+                secret_password_storev_sync(s, table, nil, label, t.baseAddress!.assumingMemoryBound(to: CChar.self), nil, &error)
+            }
+            if ok == 0 { throw Self.convert(error) }
         }
-        let ok = text.withUnsafeBytes { t in
-            secret_password_storev_sync(s, table, nil, label, t.baseAddress!.assumingMemoryBound(to: CChar.self), nil, &error)
-        }
-        if ok == 0 { throw convert(error) }
     }
 
     /// The secret stored under `attributes`, or `nil` when there is none.
     public func lookup(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes? {
-        try Self.serial.withLock { _ throws(KeychainError) in try Self.lookupUnlocked(schema: schema, attributes: attributes) }
-    }
-
-    private static func lookupUnlocked(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes? {
-        let s = makeSchema(schema, attributes: Array(attributes.keys))
-        defer { secret_schema_unref(s) }
-        let table = makeTable(attributes)
-        defer { g_hash_table_unref(table) }
-        var error: UnsafeMutablePointer<GError>?
-        guard let found = secret_password_lookupv_nonpageable_sync(s, table, nil, &error) else {
-            if error != nil { throw convert(error) }
-            return nil
+        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
+            guard let found = secret_password_lookupv_nonpageable_sync(s, table, nil, &error) else {
+                if error != nil { throw Self.convert(error) }
+                return nil
+            }
+            defer { secret_password_free(found) }
+            return SecureBytes(copying: UnsafeRawBufferPointer(start: found, count: strlen(found)))
         }
-        defer { secret_password_free(found) }
-        let n = strlen(found)
-        return SecureBytes(copying: UnsafeRawBufferPointer(start: found, count: n))
     }
 
     /// Removes every item matching `attributes`; returns whether one was removed.
     @discardableResult
     public func clear(schema: String, attributes: [String: String]) throws(KeychainError) -> Bool {
-        try Self.serial.withLock { _ throws(KeychainError) in try Self.clearUnlocked(schema: schema, attributes: attributes) }
-    }
-
-    private static func clearUnlocked(schema: String, attributes: [String: String]) throws(KeychainError) -> Bool {
-        let s = makeSchema(schema, attributes: Array(attributes.keys))
-        defer { secret_schema_unref(s) }
-        let table = makeTable(attributes)
-        defer { g_hash_table_unref(table) }
-        var error: UnsafeMutablePointer<GError>?
-        let ok = secret_password_clearv_sync(s, table, nil, &error)
-        if ok == 0 && error != nil { throw convert(error) }
-        return ok != 0
+        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
+            let ok = secret_password_clearv_sync(s, table, nil, &error)
+            if ok == 0 && error != nil { throw Self.convert(error) }
+            return ok != 0
+        }
     }
 
     // MARK: Locked collections (no prompts)
@@ -103,12 +96,7 @@ public struct LibSecretStore: SecretStore {
     /// The item's secret, or whether it is locked or missing, without
     /// prompting to unlock it.
     public func lookupState(schema: String, attributes: [String: String]) throws(KeychainError) -> SecretLookup {
-        try Self.serial.withLock { _ throws(KeychainError) in
-            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
-            defer { secret_schema_unref(s) }
-            let table = Self.makeTable(attributes)
-            defer { g_hash_table_unref(table) }
-            var error: UnsafeMutablePointer<GError>?
+        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
             var n = -1
             let buffer = SecureBytes(count: 256) { n = apphome_secret_lookup_state(s, table, $0.baseAddress, $0.count, &error) }
             switch n {
@@ -133,12 +121,7 @@ public struct LibSecretStore: SecretStore {
     /// the service's prompt (and fails where there is no display).
     public func unlockCollection(schema: String, attributes: [String: String], password: SecureBytes?) throws(KeychainError) {
         guard let password else { return try setLocked(false, schema: schema, attributes: attributes) }
-        try Self.serial.withLock { _ throws(KeychainError) in
-            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
-            defer { secret_schema_unref(s) }
-            let table = Self.makeTable(attributes)
-            defer { g_hash_table_unref(table) }
-            var error: UnsafeMutablePointer<GError>?
+        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
             let r = password.withUnsafeBytes { apphome_secret_unlock_with_password(s, table, $0.baseAddress, $0.count, &error) }
             if r == -2 { throw .wrongPassphrase("the Secret Service refused the password of the collection holding the device key") }
             if r < 0 { throw Self.convert(error) }
@@ -147,12 +130,7 @@ public struct LibSecretStore: SecretStore {
     }
 
     private func setLocked(_ lock: Bool, schema: String, attributes: [String: String]) throws(KeychainError) {
-        try Self.serial.withLock { _ throws(KeychainError) in
-            let s = Self.makeSchema(schema, attributes: Array(attributes.keys))
-            defer { secret_schema_unref(s) }
-            let table = Self.makeTable(attributes)
-            defer { g_hash_table_unref(table) }
-            var error: UnsafeMutablePointer<GError>?
+        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
             let r = apphome_secret_set_locked(s, table, lock ? 1 : 0, &error)
             if r < 0 { throw Self.convert(error) }
             if r == 0 {
