@@ -106,22 +106,9 @@ struct XMLPlistReader {
             } else if allowDoctype && looking(at: "<!DOCTYPE") {
                 i += 9
                 var bracketDepth = 0
-                var quote: UInt8 = 0
-                while true {
-                    guard i < p.count else { throw error("unterminated <!DOCTYPE", at: start) }
-                    let c = p[i]
-                    i += 1
-                    if quote != 0 {
-                        if c == quote { quote = 0 }
-                    } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-                        quote = c
-                    } else if c == UInt8(ascii: "[") {
-                        bracketDepth += 1
-                    } else if c == UInt8(ascii: "]") {
-                        bracketDepth -= 1
-                    } else if c == UInt8(ascii: ">") && bracketDepth <= 0 {
-                        break
-                    }
+                try scanOutsideQuotes(unterminated: "unterminated <!DOCTYPE", from: start) { c, _ in
+                    if c == UInt8(ascii: "[") { bracketDepth += 1 } else if c == UInt8(ascii: "]") { bracketDepth -= 1 }
+                    return c == UInt8(ascii: ">") && bracketDepth <= 0
                 }
             } else {
                 return
@@ -153,22 +140,35 @@ struct XMLPlistReader {
         while i < p.count, Self.isNameByte(p[i]) { i += 1 }
         guard i > nameStart else { throw error("malformed tag", at: start) }
         let name = String(decoding: UnsafeBufferPointer(rebasing: p[nameStart..<i]), as: UTF8.self)
+        var selfClosing = false
+        let unterminated = "unterminated <\(name)> tag"
+        try scanOutsideQuotes(unterminated: unterminated, from: start) { c, next in
+            if c == UInt8(ascii: "<") { return nil }
+            if c == UInt8(ascii: "/") && next == UInt8(ascii: ">") { selfClosing = true; return true }
+            return c == UInt8(ascii: ">")
+        }
+        if selfClosing { i += 1 }
+        return Tag(name: name, selfClosing: selfClosing, position: start)
+    }
+
+    /// Advances byte by byte, passing over quoted text (`"…"`, `'…'`) whole,
+    /// until `stop` says so of an unquoted byte (it also sees the byte after
+    /// it, or 0 at the end); `unterminated` is the error when the input ends
+    /// first or `stop` answers `nil`.
+    private mutating func scanOutsideQuotes(unterminated: String, from start: Int, _ stop: (UInt8, UInt8) -> Bool?) throws(PlistError) {
         var quote: UInt8 = 0
         while true {
-            guard i < p.count else { throw error("unterminated <\(name)> tag", at: start) }
+            guard i < p.count else { throw error(unterminated, at: start) }
             let c = p[i]
             i += 1
             if quote != 0 {
                 if c == quote { quote = 0 }
             } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
                 quote = c
-            } else if c == UInt8(ascii: ">") {
-                return Tag(name: name, selfClosing: false, position: start)
-            } else if c == UInt8(ascii: "/") && peek() == UInt8(ascii: ">") {
-                i += 1
-                return Tag(name: name, selfClosing: true, position: start)
-            } else if c == UInt8(ascii: "<") {
-                throw error("unterminated <\(name)> tag", at: start)
+            } else if let done = stop(c, i < p.count ? p[i] : 0) {
+                if done { return }
+            } else {
+                throw error(unterminated, at: start)
             }
         }
     }
