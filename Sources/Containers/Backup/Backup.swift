@@ -319,7 +319,7 @@ struct HomeWalker {
             case .notADatabase: break   // its bytes, as for any file
             }
         }
-        let state = FileState(fst)
+        let state = FileStatus(fst)
         if let old = reusable[rel], case .file(let hash, let size) = old.kind, size == state.size,
            old.modificationTime == state.modificationTime, old.changeTime == state.changeTime, old.inode == state.inode {
             var ost = stat()

@@ -5,25 +5,6 @@ import AppHomeSystem
 import Preferences
 import SQLiteBackup
 
-/// What a file's `stat` says about its contents: if two of these taken
-/// before and after a read are equal (and the read began well after the
-/// modification time), no write happened during the read.
-struct FileState: Equatable {
-    var size: Int
-    var modificationTime: Int64
-    var changeTime: Int64
-    var inode: UInt64
-    var device: UInt64
-
-    init(_ st: stat) {
-        size = Int(st.st_size)
-        modificationTime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        changeTime = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
-        inode = UInt64(st.st_ino)
-        device = UInt64(st.st_dev)
-    }
-}
-
 extension HomeWalker {
     /// What became of a file that starts like a database.
     enum DatabaseOutcome {
@@ -85,7 +66,7 @@ extension HomeWalker {
             bytesRead += ingested.size
             count(ingested)
             databases.append(rel)
-            let state = FileState(st)
+            let state = FileStatus(st)
             return .stored(BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(st.st_mode) & 0o7777,
                                        modificationTime: state.modificationTime, changeTime: state.changeTime, inode: state.inode))
         }
@@ -109,7 +90,7 @@ extension HomeWalker {
         var fd = firstFD
         defer { if fd != firstFD { close(fd) } }
         var written: [ContentHash: BackupStore.Ingested] = [:]
-        var confirmable: (state: FileState, hash: ContentHash)?
+        var confirmable: (state: FileStatus, hash: ContentHash)?
         var last: (read: SettleRead, st: stat)?
         var settled = false
         for attempt in 1...options.fileAttempts {
@@ -140,9 +121,9 @@ extension HomeWalker {
             guard fstat(fd, &after) == 0 else { throw SystemError("stat", path: path, errno: errno) }
             last = (read, after)
             var named = stat()
-            let state = FileState(after)
-            let stillNamed = lstat(path, &named) == 0 && FileState(named).inode == state.inode && FileState(named).device == state.device
-            guard FileState(before) == state, stillNamed, state.size == read.size else {
+            let state = FileStatus(after)
+            let stillNamed = lstat(path, &named) == 0 && FileStatus(named).inode == state.inode && FileStatus(named).device == state.device
+            guard FileStatus(before) == state, stillNamed, state.size == read.size else {
                 confirmable = nil
                 continue
             }
@@ -171,7 +152,7 @@ extension HomeWalker {
         bytesRead += ingested.size
         count(ingested)
         if !settled { unsettled.append(rel) }
-        let state = FileState(last.st)
+        let state = FileStatus(last.st)
         return BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(last.st.st_mode) & 0o7777,
                            modificationTime: state.modificationTime, changeTime: state.changeTime, inode: state.inode,
                            unsettled: !settled)

@@ -16,14 +16,14 @@ final class DomainCache {
     /// The contents last read (or written) of one domain file.
     final class Entry {
         var contents: [String: PlistValue]?
-        var identity: FileIdentity?
+        var identity: FileStatus?
         var valid = false
     }
 
     let root: String
     let watcher = DirectoryWatcher()
     private(set) var resolver: DomainResolver
-    private var registryIdentity: FileIdentity?
+    private var registryIdentity: FileStatus?
     private var hostID: String?
     private var entries: [String: Entry] = [:]
     /// Called each time the resolver was rebuilt from a changed registry
@@ -72,7 +72,7 @@ final class DomainCache {
     /// app's domain goes to its home; then calls ``resolverChanged``.
     func refreshResolverIfNeeded() {
         let layout = ContainerLayout(root: root)
-        let identity = FileIdentity.of(layout.registryPath)
+        let identity = FileStatus.of(layout.registryPath)
         if identity == registryIdentity && identity != nil { return }
         if identity == nil && registryIdentity == nil && !resolver.installedAppDomains.isEmpty { return }
         registryIdentity = identity
@@ -120,12 +120,12 @@ final class DomainCache {
         if entry.valid { return entry.contents }
         let dir = FileSystem.parentDirectory(path)
         let watched = watcher.watch(dir)
-        let before = FileIdentity.of(path)
+        let before = FileStatus.of(path)
         let contents = try FilePreferenceStore.load(domain, path: path)
         entry.contents = contents
         entry.identity = before
         // Only a watched directory keeps the cache honest; otherwise read again next time.
-        entry.valid = watched && FileIdentity.of(path) == before
+        entry.valid = watched && FileStatus.of(path) == before
         return contents
     }
 
@@ -133,14 +133,14 @@ final class DomainCache {
     /// stale is read again.
     func prepareCommit(_ path: String) {
         let entry = entryMade(path)
-        if entry.valid && FileIdentity.of(path) != entry.identity { entry.valid = false }
+        if entry.valid && FileStatus.of(path) != entry.identity { entry.valid = false }
     }
 
     /// After a commit of the file at `path` that wrote `contents`.
     func committed(_ path: String, contents: [String: PlistValue]) {
         let entry = entryMade(path)
         entry.contents = contents.isEmpty ? nil : contents
-        entry.identity = FileIdentity.of(path)
+        entry.identity = FileStatus.of(path)
         let dir = FileSystem.parentDirectory(path)
         entry.valid = watcher.isWatching(dir) || watcher.watch(dir)
     }
@@ -163,7 +163,7 @@ final class DomainCache {
             refreshResolverIfNeeded()
         }
         if watcher.overflowed {
-            for (path, entry) in entries where entry.valid ? FileIdentity.of(path) != entry.identity : isSubscribed(path) {
+            for (path, entry) in entries where entry.valid ? FileStatus.of(path) != entry.identity : isSubscribed(path) {
                 entry.valid = false
                 changed(path)
             }
@@ -172,7 +172,7 @@ final class DomainCache {
         for path in paths {
             guard let entry = entries[path] else { continue }
             if entry.valid {
-                if FileIdentity.of(path) == entry.identity { continue }
+                if FileStatus.of(path) == entry.identity { continue }
                 entry.valid = false
             } else if !isSubscribed(path) {
                 continue
