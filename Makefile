@@ -40,7 +40,7 @@ MANDIR     := $(PREFIX)/share/man
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 USERUNITDIR := $(PREFIX)/lib/systemd/user
 
-.PHONY: all build release deps demo-deps test demo bench clean install uninstall deb
+.PHONY: all build release deps demo-deps test demo bench clean install uninstall deb print-executables
 
 all: build
 
@@ -86,6 +86,10 @@ install:
 	install -m 0644 examples/systemd/prefsd.socket $(DESTDIR)$(USERUNITDIR)/
 	sed 's|^ExecStart=[^ ]*/prefsd |ExecStart=$(BINDIR)/prefsd |' examples/systemd/prefsd.service > $(DESTDIR)$(USERUNITDIR)/prefsd.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/prefsd.service
+
+# The shipped executables, for the installation test.
+print-executables:
+	@echo $(EXECUTABLES)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(EXECUTABLES))
