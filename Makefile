@@ -19,7 +19,7 @@ DEMO_PACKAGES  := python3
 # The tests and benchmarks: their peers (libplist, gsettings/dconf, sqlite3, secret-tool,
 # gnome-keyring), a session bus, hyperfine, gcc for the bench's C peers.
 TEST_PACKAGES  := python3 libplist-utils libplist-dev hyperfine \
-                  libglib2.0-bin dconf-gsettings-backend dconf-service dbus dbus-daemon \
+                  libglib2.0-bin dconf-gsettings-backend dconf-service dconf-cli dbus dbus-daemon \
                   sqlite3 gnome-keyring libsecret-tools gcc
 # The package (`make deb`) and its test: Debian's own tools and man to render the pages.
 TEST_PACKAGES  += dpkg-dev lintian man-db
