@@ -53,9 +53,11 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
+# The release build first: the installation test packages it (make deb), as shipped.
 test: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) build
-	APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test
+	APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh $(SWIFT) test
 	# The tests that lock the keyring, alone (they lock the one collection a run shares).
 	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests
 	# The end-to-end suite again, every command through a prefsd started per test.

@@ -30,7 +30,7 @@ let package = Package(
         // Start-up is the budget of `defaults`: fully static in release (libsodium and SQLite
         // from their Debian static archives), so a plain `swift build -c release` makes it.
         .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"],
-                          linkerSettings: [.unsafeFlags(["-static-executable"], .when(configuration: .release))]),
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all"], .when(configuration: .release))]),
         // The benchmarks' code (plistbench, prefsbench); their mains only call it.
         .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
