@@ -153,7 +153,11 @@ dbus-run-session -- "$here/run.sh" --in-dbus-session
 
 # --- start-up: defaults beside the floor (/bin/true) and dconf read (no D-Bus needed) ----
 if [[ ${SKIP_STARTUP:-0} != 1 ]]; then
-    echo "defaults loads: $( (ldd "$BIN_DIR/defaults" 2>&1 || true) | awk '{ print $1 }' | tr '\n' ' ')"
+    if ldd "$BIN_DIR/defaults" >/dev/null 2>&1; then
+        echo "defaults loads: $(ldd "$BIN_DIR/defaults" | awk '{ print $1 }' | tr '\n' ' ')"
+    else
+        echo "defaults: statically linked (loads no shared library)"
+    fi
     log "start-up: defaults read $DOMAIN FontSize | /bin/true | dconf read (same database as above)"
     hyperfine "${hyperfine_common[@]}" --export-json "$WORK/startup.json" \
         -n defaults "$BIN_DIR/defaults --root $ROOT read $DOMAIN FontSize" \
