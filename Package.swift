@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The shipped executables that link libsecret (glib) start with the Swift standard library
+// linked in statically, in release: no libswift*.so to load, no rpath into the toolchain.
+let staticStdlibInRelease: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+
 let package = Package(
     name: "AppHome",
     products: [
@@ -23,7 +27,10 @@ let package = Package(
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
-        .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"]),
+        // Start-up is the budget of `defaults`: fully static in release (libsodium and SQLite
+        // from their Debian static archives), so a plain `swift build -c release` makes it.
+        .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"],
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all"], .when(configuration: .release))]),
         // The benchmarks' code (plistbench, prefsbench); their mains only call it.
         .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
@@ -34,7 +41,8 @@ let package = Package(
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup"]),
         .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
-        .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"]),
+        .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"],
+                          linkerSettings: staticStdlibInRelease),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.
         .executableTarget(name: "apphome-crashing", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport", "Containers"],
                           path: "Tests/Fixtures/apphome-crashing"),
@@ -46,14 +54,16 @@ let package = Package(
         // The client API: an app's keychain through prefsd when it answers, else the files.
         .target(name: "KeychainClient", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService", "Preferences", "Containers", "CommandSupport", "PropertyList"]),
-        .executableTarget(name: "security", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService"]),
+        .executableTarget(name: "security", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService"],
+                          linkerSettings: staticStdlibInRelease),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
         .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),
         // The `prefsd` command line: options, environment, socket activation; the command layer.
         .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
-        .executableTarget(name: "prefsd", dependencies: ["AppHomeSystem", "PrefsdCommand", "CommandSupport"]),
+        .executableTarget(name: "prefsd", dependencies: ["AppHomeSystem", "PrefsdCommand", "CommandSupport"],
+                          linkerSettings: staticStdlibInRelease),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["Benchmarks"]),
         .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),

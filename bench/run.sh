@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/run.sh: AppHome's `defaults` beside its peers, in one run.
 #
-#   read    defaults read D K      vs  gsettings get (dconf)  vs  python3 plistlib
+#   read    defaults read D K      vs  dconf read  vs  gsettings get (dconf)  vs  python3 plistlib
 #   write   defaults write D K -int N  vs  gsettings set     vs  python3 plistlib read-modify-write
-#   start   defaults read D K: --static-swift-stdlib build vs a dynamic build
+#   start   defaults read D K  vs  /bin/true (the floor of starting a process)  vs  dconf read
 #   codec   plistbench decode/encode (10 MB)  vs  python3 plistlib (bench/codec_peers.py)  vs  libplist
 #   containers  apphome update (1,000 files / 100 MiB) and first/second backup  vs  cp -a (bench/containers.sh)
 #   database  apphome backup of a 100 MiB SQLite database under a writer, and twice idle,
@@ -18,12 +18,11 @@
 #   prefsd  defaults through prefsd vs gsettings (CLI, in-process, 10-client storm)
 #           (bench/prefsd_bench.sh; SKIP_PREFSD=1 skips it)
 #
-# Called by `make bench` after `swift build -c release --static-swift-stdlib`.
+# Called by `make bench` after a plain `swift build -c release` (Package.swift makes the
+# shipped executables static in release), so the figures are those of that binary.
 # Environment:
 #   BIN_DIR          where `defaults` and `plistbench` are (default .build/release)
-#   DYNAMIC_BIN_DIR  a dynamic build's directory; unset: build one in DYNAMIC_SCRATCH
-#   DYNAMIC_SCRATCH  scratch path for that build (default .build/dynamic)
-#   SKIP_DYNAMIC=1   skip the start-up comparison
+#   SKIP_STARTUP=1   skip the start-up comparison
 #   SKIP_CODEC=1     skip the codec comparison
 #   SKIP_CONTAINERS=1  skip the update and backup figures
 #   CODEC_MB         size of the codec file (default 10)
@@ -63,9 +62,11 @@ run_session_block() {
         || die "gsettings did not write through dconf ($XDG_CONFIG_HOME/dconf/user missing); install dconf-gsettings-backend and dconf-service"
     [[ $(gsettings get "$schema" font-size) == 13 ]] || die "gsettings get font-size did not return 13"
 
-    log "read: defaults read $DOMAIN FontSize | gsettings get $schema font-size | plistlib"
+    [[ $(dconf read /org/apphome/bench/font-size) == 13 ]] || die "dconf read /org/apphome/bench/font-size did not return 13"
+    log "read: defaults read $DOMAIN FontSize | dconf read /org/apphome/bench/font-size | gsettings get $schema font-size | plistlib"
     hyperfine "${hyperfine_common[@]}" --export-json "$WORK/read.json" \
         -n defaults "$defaults --root $ROOT read $DOMAIN FontSize" \
+        -n "dconf read" "dconf read /org/apphome/bench/font-size" \
         -n gsettings "gsettings get $schema font-size" \
         -n plistlib "$PYTHON $here/plistlib_peer.py read $domain_file FontSize"
 
@@ -93,6 +94,7 @@ need() { # need <command> <debian package>
 }
 need hyperfine hyperfine
 need gsettings libglib2.0-bin
+need dconf dconf-cli
 need glib-compile-schemas libglib2.0-bin
 need dbus-run-session dbus
 need dbus-daemon dbus-daemon
@@ -149,22 +151,18 @@ glib-compile-schemas "$WORK/schemas"
 # --- read and write, inside one D-Bus session ------------------------------------------
 dbus-run-session -- "$here/run.sh" --in-dbus-session
 
-# --- start-up: static vs dynamic Swift stdlib --------------------------------------------
-if [[ ${SKIP_DYNAMIC:-0} != 1 ]]; then
-    if [[ -z ${DYNAMIC_BIN_DIR:-} ]]; then
-        scratch=${DYNAMIC_SCRATCH:-$top/.build/dynamic}
-        log "building a dynamic release of defaults in $scratch"
-        (cd "$top" && swift build -c release --scratch-path "$scratch" --product defaults) \
-            > "$WORK/dynamic-build.log" 2>&1 || { tail -30 "$WORK/dynamic-build.log" >&2; die "dynamic build failed"; }
-        DYNAMIC_BIN_DIR=$scratch/release
+# --- start-up: defaults beside the floor (/bin/true) and dconf read (no D-Bus needed) ----
+if [[ ${SKIP_STARTUP:-0} != 1 ]]; then
+    if ldd "$BIN_DIR/defaults" >/dev/null 2>&1; then
+        echo "defaults loads: $(ldd "$BIN_DIR/defaults" | awk '{ print $1 }' | tr '\n' ' ')"
+    else
+        echo "defaults: statically linked (loads no shared library)"
     fi
-    dynamic=$DYNAMIC_BIN_DIR/defaults
-    [[ -x $dynamic ]] || die "$dynamic not found"
-    echo "dynamic: $dynamic ($(ldd "$dynamic" | grep -c 'libswift' || true) Swift shared libraries linked)"
-    log "start-up: defaults read $DOMAIN FontSize, static vs dynamic"
+    log "start-up: defaults read $DOMAIN FontSize | /bin/true | dconf read (same database as above)"
     hyperfine "${hyperfine_common[@]}" --export-json "$WORK/startup.json" \
-        -n static "$BIN_DIR/defaults --root $ROOT read $DOMAIN FontSize" \
-        -n dynamic "$dynamic --root $ROOT read $DOMAIN FontSize"
+        -n defaults "$BIN_DIR/defaults --root $ROOT read $DOMAIN FontSize" \
+        -n /bin/true "/bin/true" \
+        -n "dconf read" "dconf read /org/apphome/bench/font-size"
 fi
 
 # --- codec: plistbench vs plistlib vs libplist --------------------------------------------

@@ -11,9 +11,23 @@ root=$(mktemp -d "${TMPDIR:-/tmp}/apphome-demo.XXXXXX")
 trap 'for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done; rm -rf "$root"' EXIT
 export APPHOME_ROOT="$root"
 
-step() { printf '\n$ %s\n' "$*"; "$@"; }
+# shell_quote WORD...: the words as a shell reads them back (single quotes where needed),
+# so that every command the demo echoes can be pasted as it is.
+shell_quote() {
+    local word out=()
+    for word in "$@"; do
+        if [[ $word =~ ^[A-Za-z0-9_./:=+,@%-]+$ ]]; then
+            out+=("$word")
+        else
+            out+=("'${word//\'/\'\\\'\'}'")
+        fi
+    done
+    printf '%s' "${out[*]}"
+}
+step() { printf '\n$ %s\n' "$(shell_quote "$@")"; "$@"; }
 
 echo "AppHome demo on a throw-away root: $root"
+printf '$ %s\n' "$(shell_quote export "APPHOME_ROOT=$root")"
 step "$defaults" write com.raywenderlich.ScaryBugs username -string "Ray"
 step "$defaults" write com.raywenderlich.ScaryBugs maxBugs -int 12
 step "$defaults" write com.raywenderlich.ScaryBugs soundEnabled -bool yes
@@ -115,7 +129,7 @@ step "$apphome" prune-backups --keep 1
 echo
 echo "# doctor: the registry is lost; doctor rebuilds it from the homes"
 rm "$root/Applications/registry.plist"
-printf '$ %s\n' "rm <root>/Applications/registry.plist"
+printf '$ %s\n' "$(shell_quote rm "$root/Applications/registry.plist")"
 step "$apphome" doctor
 step "$apphome" list
 
@@ -123,7 +137,8 @@ echo
 echo "# keychain: a ScaryBugs secret lives encrypted outside its home; only ScaryBugs sees it"
 security="$(cd "$BIN_DIR" && pwd)/security"   # absolute: `apphome run` starts in the home
 export APPHOME_KEYCHAIN_KEY_STORE=file   # the demo has no Secret Service; keep the device key in a 0600 file
-printf '$ %s\n' "printf 'hunter2' | security --app com.example.ScaryBugs add-generic-password -a ray -s sync.example.com -l 'ScaryBugs sync'"
+printf '\n$ %s\n' "export APPHOME_KEYCHAIN_KEY_STORE=file"
+printf '$ %s\n' "printf 'hunter2' | $security --app com.example.ScaryBugs add-generic-password -a ray -s sync.example.com -l 'ScaryBugs sync'"
 printf 'hunter2' | "$security" --app com.example.ScaryBugs add-generic-password -a ray -s sync.example.com -l 'ScaryBugs sync'
 step "$apphome" run com.example.ScaryBugs -- "$security" find-generic-password -a ray -s sync.example.com -w
 step "$security" --app com.example.ScaryBugs dump-keychain
@@ -132,6 +147,7 @@ echo
 echo "# prefsd: writes go through the service; a watcher sees each change at once"
 prefsd="$BIN_DIR/prefsd"
 export XDG_RUNTIME_DIR="$root/run"
+printf '\n$ %s\n' "$(shell_quote export "XDG_RUNTIME_DIR=$root/run")"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 "$prefsd" --root "$root" 2>"$root/prefsd.log" &
 prefsd_pid=$!
@@ -172,41 +188,41 @@ step "$apphome" sign "$notes" --key "$keys/demo.key"
 step "$apphome" sign "$journal" --key "$keys/demo.key"
 step "$apphome" install "$notes"
 step "$apphome" install "$journal"
-printf '\n$ %s\n' "printf 'team-secret' | security --app com.example.Notes add-generic-password -a ray -s team.example.com"
+printf '\n$ %s\n' "printf 'team-secret' | $security --app com.example.Notes add-generic-password -a ray -s team.example.com"
 printf 'team-secret' | "$security" --app com.example.Notes add-generic-password -a ray -s team.example.com
 step "$security" --app com.example.Journal find-generic-password -a ray -s team.example.com -w
 echo
 echo "# another team: its app may not claim the demo team's groups"
 spy=$(mkapp spy Spy com.other.Spy '"com.apple.security.application-groups" = (group.com.example.bugs);')
 step "$apphome" sign "$spy" --key "$keys/other.key"
-printf '$ %s\n' "apphome install $spy"
+printf '$ %s\n' "$(shell_quote "$apphome" install "$spy")"
 "$apphome" install "$spy" || echo "exit status: $?"
 spy=$(mkapp spy2 Spy com.other.Spy)
 step "$apphome" sign "$spy" --key "$keys/other.key"
 step "$apphome" install "$spy"
-printf '$ %s\n' "security --app com.other.Spy --access-group $team.shared find-generic-password -a ray -s team.example.com -w"
+printf '$ %s\n' "$security --app com.other.Spy --access-group $team.shared find-generic-password -a ray -s team.example.com -w"
 "$security" --app com.other.Spy --access-group "$team.shared" find-generic-password -a ray -s team.example.com -w || echo "exit status: $?"
-printf '$ %s\n' "security --app com.other.Spy find-generic-password -a ray -s team.example.com -w"
+printf '$ %s\n' "$security --app com.other.Spy find-generic-password -a ray -s team.example.com -w"
 "$security" --app com.other.Spy find-generic-password -a ray -s team.example.com -w || echo "exit status: $?"
 echo
 echo "# editing the installed Info.plist grants nothing: entitlements are the ones recorded at install"
 spyhome=$("$apphome" container com.other.Spy app)
 chmod u+w "$spyhome" "$spyhome/Info.plist"
 printf '{ CFBundleIdentifier = com.other.Spy; CFBundleVersion = 1; keychain-access-groups = ("%s.shared"); }\n' "$team" > "$spyhome/Info.plist"
-printf '$ %s\n' "security --app com.other.Spy --access-group $team.shared find-generic-password -a ray -s team.example.com -w"
+printf '$ %s\n' "$security --app com.other.Spy --access-group $team.shared find-generic-password -a ray -s team.example.com -w"
 "$security" --app com.other.Spy --access-group "$team.shared" find-generic-password -a ray -s team.example.com -w || echo "exit status: $?"
 echo
 echo "# a tampered bundle is refused: one byte added to a signed file"
 cp -R "$here/ScaryBugs-v2/ScaryBugs.app" "$root/src/ScaryBugs.app"
 echo "#" >> "$root/src/ScaryBugs.app/ScaryBugs"
-printf '$ %s\n' "apphome verify <copy of ScaryBugs-v2>/ScaryBugs.app"
+printf '$ %s\n' "$(shell_quote "$apphome" verify "$root/src/ScaryBugs.app")"   # a copy of ScaryBugs-v2
 "$apphome" verify "$root/src/ScaryBugs.app" || echo "exit status: $?"
-printf '$ %s\n' "apphome update <copy of ScaryBugs-v2>/ScaryBugs.app"
+printf '$ %s\n' "$(shell_quote "$apphome" update "$root/src/ScaryBugs.app")"
 "$apphome" update "$root/src/ScaryBugs.app" || echo "exit status: $?"
 echo
 echo "# an update from another team is refused; the installed app and its data stay"
 step "$apphome" sign "$root/src/ScaryBugs.app" --key "$keys/other.key"
-printf '$ %s\n' "apphome update <copy signed by the other key>/ScaryBugs.app"
+printf '$ %s\n' "$(shell_quote "$apphome" update "$root/src/ScaryBugs.app")"   # now signed by the other key
 "$apphome" update "$root/src/ScaryBugs.app" || echo "exit status: $?"
 step "$apphome" info com.example.ScaryBugs
 echo

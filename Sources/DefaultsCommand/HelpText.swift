@@ -1,6 +1,6 @@
-/// The help `defaults help` prints: Apple's text byte for byte (including
-/// its `Key>` typo and the double space in `-float  <`), then AppHome's own
-/// options.
+/// The help `defaults help` prints: Apple's text (its layout, including the
+/// double space in `-float  <`, but with its `Key>` typo corrected to `<key>`),
+/// then AppHome's own options and verbs.
 enum HelpText {
     static let apple = """
     Command line interface to a user's defaults.
@@ -22,7 +22,7 @@ enum HelpText {
       delete <domain>                      deletes domain
       delete <domain> <key>                deletes key in domain
       delete-all <domain>                  deletes the domain from all containers
-      delete-all <domain> Key>             deletes key in domain from all containers
+      delete-all <domain> <key>            deletes key in domain from all containers
 
       import <domain> <path to plist>      writes the plist at path to domain
       import <domain> -                    writes a plist from stdin to domain
@@ -60,6 +60,8 @@ enum HelpText {
       --key-path               <key> is a path into nested values: components
                                separated by ':' ('\\:' for a colon), array items
                                by index, e.g. window:frame:0
+
+    AppHome verbs:
       printHostIdentifier      prints the identifier used for -currentHost files
       watch <domain> [<key>]   prints each change as it happens ("key = value",
                                "key deleted"), from any writer; through prefsd

@@ -131,7 +131,7 @@ final class Harness {
         let r = h.run("help")
         #expect(r.status == 0)
         #expect(r.out.hasPrefix("Command line interface to a user's defaults.\nSyntax:\n"))
-        #expect(r.out.contains("  delete-all <domain> Key>             deletes key in domain from all containers\n"))
+        #expect(r.out.contains("  delete-all <domain> <key>            deletes key in domain from all containers\n"))
         #expect(r.out.contains("  -float  <floating-point_value>\n"))
         #expect(r.err.isEmpty)
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The macOS 26 help block, byte for byte (defaults.md §1.6), including Apple's `Key>` typo.
+/// The macOS 26 help block, byte for byte (defaults.md §1.6), except Apple's `Key>` typo, which AppHome prints as `<key>`.
 ///
 /// AppHome prints it first and adds its own options after it. The literal ends with a newline.
 let macOSHelpText = """
@@ -23,7 +23,7 @@ Syntax:
   delete <domain>                      deletes domain
   delete <domain> <key>                deletes key in domain
   delete-all <domain>                  deletes the domain from all containers
-  delete-all <domain> Key>             deletes key in domain from all containers
+  delete-all <domain> <key>            deletes key in domain from all containers
 
   import <domain> <path to plist>      writes the plist at path to domain
   import <domain> -                    writes a plist from stdin to domain

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# packaging/build-deb.sh: the apphome .deb, from a staged `make install PREFIX=/usr`,
+# built with dpkg-deb; dependencies by dpkg-shlibdeps; checked by lintian (no errors).
+#
+# Environment:
+#   BIN_DIR   the built executables (default .build/release)
+#   OUT_DIR   where the .deb goes (default .build/deb)
+#   VERSION   the package version (default: packaging/VERSION)
+#   SKIP_LINTIAN=1  build only
+# Prints the path of the .deb on the last line of standard output.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+BIN_DIR=${BIN_DIR:-$top/.build/release}
+OUT_DIR=${OUT_DIR:-$top/.build/deb}
+VERSION=${VERSION:-$(cat "$here/VERSION")}
+die() { printf 'build-deb: %s\n' "$*" >&2; exit 1; }
+for tool in dpkg-deb dpkg-shlibdeps; do
+    command -v "$tool" >/dev/null || die "$tool not found; install dpkg-dev (make deps)"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/apphome-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+stage=$work/stage
+arch=$(dpkg --print-architecture)
+
+make -s -C "$top" install DESTDIR="$stage" PREFIX=/usr RELEASE_BIN="$BIN_DIR" >/dev/null
+# Debian's layout: man pages compressed, binaries stripped, the copyright and changelog
+# in /usr/share/doc/apphome.
+find "$stage/usr/share/man" -type f -exec gzip -9n {} +
+for b in "$stage"/usr/bin/*; do strip --strip-unneeded --remove-section=.comment "$b"; done
+doc=$stage/usr/share/doc/apphome
+install -d "$doc" "$stage/usr/share/lintian/overrides"
+install -m 0644 "$here/copyright" "$doc/copyright"
+sed "s/@VERSION@/$VERSION/" "$here/changelog" | gzip -9n > "$doc/changelog.gz"
+chmod 0644 "$doc/changelog.gz"
+install -m 0644 "$here/lintian-overrides" "$stage/usr/share/lintian/overrides/apphome"
+
+# Dependencies by package: dpkg-shlibdeps reads the shared libraries the executables
+# load and names the packages that ship them (it wants a debian/control to read).
+mkdir -p "$work/src/debian"
+printf 'Source: apphome\n\nPackage: apphome\nArchitecture: any\n' > "$work/src/debian/control"
+depends=$(cd "$work/src" && dpkg-shlibdeps -O "$stage"/usr/bin/* 2>"$work/shlibdeps.err") \
+    || { cat "$work/shlibdeps.err" >&2; die "dpkg-shlibdeps failed (is BIN_DIR a release build? a debug build loads the toolchain's libswiftCore.so)"; }
+depends=${depends#shlibs:Depends=}
+[ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
+
+install -d -m 0755 "$stage/DEBIAN"
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" -e "s/@SIZE@/$size/" \
+    "$here/control" > "$stage/DEBIAN/control"
+(cd "$stage" && find usr -type f -print0 | sort -z | xargs -0 md5sum > DEBIAN/md5sums)
+chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+
+mkdir -p "$OUT_DIR"
+deb=$OUT_DIR/apphome_${VERSION}_${arch}.deb
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+if [[ ${SKIP_LINTIAN:-0} != 1 ]]; then
+    command -v lintian >/dev/null || die "lintian not found; install it (make deps)"
+    # No errors allowed; warnings and notes are printed.
+    lintian --fail-on error --info "$deb" >&2 || die "lintian reported errors for $deb"
+fi
+echo "$deb"
