@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "apphome", targets: ["apphome"]),
         .executable(name: "security", targets: ["security"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
+        .executable(name: "git-credential-apphome", targets: ["git-credential-apphome"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
@@ -47,6 +48,9 @@ let package = Package(
         .target(name: "KeychainClient", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService", "Preferences", "Containers", "CommandSupport", "PropertyList"]),
         .executableTarget(name: "security", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService"]),
+        // git's credential helper on the login keychain: the protocol in GitCredential, a thin main.
+        .target(name: "GitCredential", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainClient"]),
+        .executableTarget(name: "git-credential-apphome", dependencies: ["AppHomeSystem", "CommandSupport", "GitCredential", "Keychain", "KeychainSecretService"]),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
@@ -72,7 +76,7 @@ let package = Package(
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -285,12 +285,13 @@ public struct KeychainParticipant: AppDataParticipant {
 
     /// The groups in use are those the remaining apps' installs recorded in
     /// the registry: an app's own group goes with it, a team's group with
-    /// the last installed app that holds it.
+    /// the last installed app that holds it. The `login` group stays.
     ///
     /// - Throws: when a remaining app's recorded group is not a valid name
     ///   (then nothing is removed, so no group still in use is lost).
     public func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {
-        var inUse: Set<AccessGroup> = []
+        // The login keychain belongs to no app: never removed here.
+        var inUse: Set<AccessGroup> = [KeychainContext.loginGroup]
         for other in remaining { inUse.formUnion(try KeychainContext(installed: other).accessGroups) }
         let k = keychain()
         let doomed = try k.storedGroups().filter { !inUse.contains($0) }
