@@ -34,6 +34,8 @@ release: deps
 
 test: deps
 	$(SWIFT) build
+	# PyPI's keyring and contrib/python-keyring in .build/venv-keyring (made once, reused).
+	scripts/python-keyring-venv.sh >/dev/null
 	APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test
 	# The tests that lock the keyring, alone (they lock the one collection a run shares).
 	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests
