@@ -28,7 +28,7 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 # What `make install` and `make deb` ship. One more executable is one more word in
 # EXECUTABLES (and its page in man/, NAME.1 or NAME.8); bench and test-only
 # executables (plistbench, prefsbench, keychainbench, apphome-crashing) are never here.
-EXECUTABLES := defaults apphome security prefsd
+EXECUTABLES := defaults apphome security prefsd git-credential-apphome
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
 COMPLETIONS := $(wildcard completions/*)
 USER_UNITS  := prefsd.socket prefsd.service
@@ -57,6 +57,8 @@ release: deps
 test: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 	$(SWIFT) build
+	# PyPI's keyring and contrib/python-keyring in .build/venv-keyring (made once, reused).
+	scripts/python-keyring-venv.sh >/dev/null
 	APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh $(SWIFT) test
 	# The tests that lock the keyring, alone (they lock the one collection a run shares).
 	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests

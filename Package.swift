@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "apphome", targets: ["apphome"]),
         .executable(name: "security", targets: ["security"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
+        .executable(name: "git-credential-apphome", targets: ["git-credential-apphome"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
@@ -56,6 +57,10 @@ let package = Package(
         .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService", "Preferences", "Containers", "CommandSupport", "PropertyList"]),
         .executableTarget(name: "security", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService"],
                           linkerSettings: staticStdlibInRelease),
+        // git's credential helper on the login keychain: the protocol in GitCredential, a thin main.
+        .target(name: "GitCredential", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainClient"]),
+        .executableTarget(name: "git-credential-apphome", dependencies: ["AppHomeSystem", "CommandSupport", "GitCredential", "Keychain", "KeychainSecretService"],
+                          linkerSettings: staticStdlibInRelease),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
@@ -84,7 +89,7 @@ let package = Package(
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -94,6 +94,7 @@ public struct AppHomeCommand {
         case "info": try info(args)
         case "container", "get_app_container": try container(args)
         case "run": return try runCommand(args)
+        case "launch": return try launchCommand(args)
         case "backup": return try backup(args)
         case "restore": return try restore(args)
         case "backups": return try listBackups(args)

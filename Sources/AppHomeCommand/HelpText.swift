@@ -27,6 +27,10 @@ enum HelpText {
                                          app (default), data, documents, library, caches or tmp;
                                          groups prints GROUP-ID<TAB>PATH per app group
       run <bundle-id> -- CMD [ARG...]    run CMD inside the app's home and environment
+                                         (XDG_CONFIG_HOME is its Library/Preferences, so
+                                         Foundation's UserDefaults is the app's domain)
+      launch <bundle-id> [--] [ARG...]   start the installed bundle's CFBundleExecutable in
+                                         its home as run does; its exit status is apphome's
       doctor [--dry-run]                 find and repair what a crash left (interrupted
                                          install/update/uninstall, orphaned homes, stray files);
                                          rebuild a lost or damaged registry from the homes

@@ -33,7 +33,11 @@ public enum AppCredential {
     /// - Throws: ``KeychainError/corrupt(path:reason:)`` for a file that is
     ///   not a credential of this version.
     public static func read(home: ApplicationHome) throws(KeychainError) -> String? {
-        let p = path(home: home)
+        try read(at: path(home: home))
+    }
+
+    /// The token in the credential file `p`, or `nil` when there is none.
+    static func read(at p: String) throws(KeychainError) -> String? {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.readFileIfPresent(p) } catch { throw .system(error) }
         guard let bytes else { return nil }
@@ -50,8 +54,12 @@ public enum AppCredential {
     /// processes issuing at once agree on one (the file is linked into
     /// place, never replaced).
     public static func issue(home: ApplicationHome) throws(KeychainError) -> String {
-        if let t = try read(home: home) { return t }
-        let p = path(home: home)
+        try issue(at: path(home: home))
+    }
+
+    /// The token in `p`, issued first when there is none.
+    static func issue(at p: String) throws(KeychainError) -> String {
+        if let t = try read(at: p) { return t }
         let dir = FileSystem.parentDirectory(p)
         let token = DeviceKey.toHex(SecureBytes.random(count: 32)).withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let staging = dir + "/.apphome-credential.\(getpid()).new"
@@ -61,14 +69,19 @@ public enum AppCredential {
         } catch { throw .system(error) }
         defer { unlink(staging) }
         if link(staging, p) != 0 && errno != EEXIST { throw .system(SystemError("link", path: p, errno: errno)) }
-        guard let t = try read(home: home) else { throw .system(SystemError("read", path: p, errno: ENOENT)) }
+        guard let t = try read(at: p) else { throw .system(SystemError("read", path: p, errno: ENOENT)) }
         return t
     }
 
     /// Whether `token` is the app's credential (in constant time; `false`
     /// when none was issued or the file cannot be read).
     public static func verify(_ token: String, home: ApplicationHome) -> Bool {
-        guard let stored = try? read(home: home) else { return false }
+        verify(token, at: path(home: home))
+    }
+
+    /// Whether `token` is the credential in `p`.
+    static func verify(_ token: String, at p: String) -> Bool {
+        guard let stored = try? read(at: p) else { return false }
         return Sodium.equal(Array(stored.utf8), Array(token.utf8))
     }
 }

@@ -58,7 +58,8 @@ public struct KeychainParticipant: AppDataParticipant {
     /// - Throws: when a remaining app's recorded group is not a valid name
     ///   (then nothing is removed, so no group still in use is lost).
     public func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {
-        var inUse: Set<AccessGroup> = []
+        // The login keychain belongs to no app: never removed here.
+        var inUse: Set<AccessGroup> = [KeychainContext.loginGroup]
         for other in remaining { inUse.formUnion(try KeychainContext(installed: other).accessGroups) }
         let k = keychain()
         let doomed = try k.storedGroups().filter { !inUse.contains($0) }

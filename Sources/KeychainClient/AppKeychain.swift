@@ -73,6 +73,33 @@ public final class AppKeychain {
                                 directory: local.directory)
     }
 
+    /// The user's login keychain under `root` (the `login` group, which
+    /// belongs to no app): what `security` uses with no app context.
+    /// Through prefsd it shows the user's ``LoginCredential``.
+    ///
+    /// - Throws: ``AppKeychainError/prefsd(_:)``.
+    public init(loginAt root: String, configuration: Configuration,
+                now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+        bundleIdentifier = KeychainContext.loginGroupName
+        context = .login
+        self.root = root
+        let local = Keychain(root: root, policy: DeviceKeyPolicy(configuration: configuration), now: now)
+        let connection: PrefsConnection?
+        do {
+            connection = try PrefsdSettings(configuration: configuration).connect(root: root)
+        } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
+        guard let connection else {
+            access = local
+            return
+        }
+        let token: String
+        do throws(KeychainError) { token = try LoginCredential.issue(root: root) } catch {
+            throw .prefsd("cannot issue the user's credential for prefsd: \(error.description)")
+        }
+        access = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: KeychainContext.loginGroupName, credential: token),
+                                directory: local.directory)
+    }
+
     /// The keychain of the app `apphome run` runs in (the configuration's
     /// bundle identifier and root), or of `app` under `root` or the
     /// configuration's root.

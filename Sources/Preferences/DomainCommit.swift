@@ -11,7 +11,9 @@ import PropertyList
 /// there), and, when they changed, replaces the file atomically and durably
 /// (binary plist, 0600, `fsync`, `rename`, `fsync` of the directory), or
 /// removes it when the domain became empty. A domain that cannot be read is
-/// never overwritten.
+/// never overwritten; one that is being rewritten in place by a writer
+/// that takes no lock (stock Foundation) is read again until it parses
+/// (``loadSettled(_:_:_:)``).
 public enum DomainCommit {
     /// What a commit found and left.
     public struct Outcome: Sendable {
@@ -44,7 +46,7 @@ public enum DomainCommit {
         } catch { throw PreferencesError.system(error) }
         defer { lock.unlock() }
         FilePreferenceStore.removeStaleTemporaryFiles(for: path)
-        let old = try load(domain, path) ?? [:]
+        let old = try loadSettled(load, domain, path) ?? [:]
         var contents = old
         let result = try change(&contents)
         if contents == old { return (Outcome(old: old, new: contents, written: false), result) }

@@ -82,7 +82,8 @@ enum HelpText {
 
     The AppHome keychain, with macOS security(1) syntax. Items belong to an app:
     --app BUNDLE-ID (an installed app), else the app `apphome run` started
-    ($APPHOME_BUNDLE_ID). An app sees only the items of its access groups, the
+    ($APPHOME_BUNDLE_ID), else the user's login keychain (the group `login`,
+    which no app can hold). An app sees only the items of its access groups, the
     ones its signature granted at install: its signed keychain-access-groups,
     then its bundle id, then its app groups. An add goes to the first; a search
     covers them all. --access-group GROUP adds to, finds in, deletes from or

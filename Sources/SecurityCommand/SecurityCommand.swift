@@ -82,7 +82,13 @@ public struct SecurityCommand {
             } catch .noRoot {
                 throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             } catch .noAppContext {
-                throw SecurityFailure.failure("no app context: pass --app <bundle-id>, or run inside `apphome run`")
+                // No app named and none running: the user's login keychain, as on macOS.
+                do throws(AppKeychainError) {
+                    guard let root = root ?? environment.configuration.root else { throw .noRoot }
+                    client = try AppKeychain(loginAt: root, configuration: environment.configuration, now: now)
+                } catch {
+                    throw SecurityFailure.failure(error.description)
+                }
             } catch {
                 throw SecurityFailure.failure(error.description)
             }

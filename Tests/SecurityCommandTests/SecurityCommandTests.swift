@@ -83,10 +83,14 @@ import Testing
         #expect(lines.count > 1 && lines[1].hasPrefix(usage), "\(r.err)")
     }
 
-    @Test func noAppContextIsAClearError() throws {
+    @Test func withNoAppContextSecurityActsOnTheLoginKeychain() throws {
         let s = try scratch()
-        let r = s.run(["find-generic-password", "-s", "x"], app: nil)
-        #expect(r.status == 1 && r.err == "security: no app context: pass --app <bundle-id>, or run inside `apphome run`\n")
+        let missing = s.run(["find-generic-password", "-s", "x"], app: nil)
+        #expect(missing.status == 44, "\(missing.err)")
+        let added = s.run(["add-generic-password", "-a", "me", "-s", "x"], stdin: "login secret\n", app: nil)
+        #expect(added.status == 0, "\(added.err)")
+        let found = s.run(["find-generic-password", "-s", "x", "-w"], app: nil)
+        #expect(found.status == 0 && found.out == "login secret\n", "\(found.err)")
     }
 
     @Test func dashWWithASecretWarnsThatArgvIsVisible() throws {

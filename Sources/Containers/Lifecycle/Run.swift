@@ -8,7 +8,9 @@ public struct AppRunner: ContainerOperation, Sendable {
     /// app's home in `HOME`, `CFFIXED_USER_HOME` and `APPHOME_HOME`,
     /// `TMPDIR=<home>/tmp/`, `XDG_DATA_HOME` and `XDG_CACHE_HOME` inside
     /// `Library` (so stock Foundation lands in the home too),
-    /// `APPHOME_BUNDLE_ID` and `APPHOME_ROOT`.
+    /// `XDG_CONFIG_HOME=<home>/Library/Preferences` (where Foundation's
+    /// `UserDefaults` keeps `<domain>.plist`: the app's AppHome domain; see
+    /// ``FoundationPreferences``), `APPHOME_BUNDLE_ID` and `APPHOME_ROOT`.
     public func runEnvironment(for entry: RegistryEntry, base: [String: String]) -> [String: String] {
         let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         var env = base
@@ -17,6 +19,7 @@ public struct AppRunner: ContainerOperation, Sendable {
         env["TMPDIR"] = home.tmp + "/"
         env["XDG_DATA_HOME"] = home.applicationSupport
         env["XDG_CACHE_HOME"] = home.caches
+        env["XDG_CONFIG_HOME"] = home.preferences
         env["APPHOME_BUNDLE_ID"] = entry.bundleIdentifier.rawValue
         env["APPHOME_HOME"] = home.path
         env["APPHOME_ROOT"] = layout.root
@@ -57,6 +60,7 @@ public struct AppRunner: ContainerOperation, Sendable {
             // while this waited for the lock: look it up again.
             guard try self.entry(for: identifier).homeUUID == entry.homeUUID else { continue }
             return try containersErrors {
+                try FoundationPreferences.prepare(home: home, root: layout.root, groups: registry.groupContainers(of: identifier))
                 let pid = try Subprocess.spawn(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path)
                 return try Subprocess.wait(pid)
             }

@@ -6,19 +6,32 @@ import PropertyList
 /// A keychain call made for a client that proved it acts for an app.
 enum KeychainJob {
     /// Checks that `caller` holds its app's credential, then makes the
-    /// call in that app's keychain context (its access groups only).
+    /// call in that app's keychain context (its access groups only); the
+    /// caller `login` (no bundle id can be that) must hold the user's
+    /// ``LoginCredential`` and gets the login keychain only.
     static func perform(_ request: Request, caller: KeychainCaller, root: String, policy: DeviceKeyPolicy,
                         now: @escaping @Sendable () -> PlistDate) -> Result<[String: PlistValue], RemoteError> {
         let manager = ContainerManager(root: root)
-        let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
-        guard let identifier = try? BundleIdentifier(caller.bundleIdentifier), let entry = try? manager.entry(for: identifier) else {
-            return .failure(RemoteError(.notAuthorized, "prefsd: no installed app \(caller.bundleIdentifier)"))
+        let context: KeychainContext
+        if caller.bundleIdentifier == KeychainContext.loginGroupName {
+            // The login keychain: the user's credential, never an app's.
+            guard LoginCredential.verify(caller.credential, root: root) else {
+                return .failure(RemoteError(.notAuthorized, "prefsd: the caller did not prove it is the user (login keychain)"))
+            }
+            context = .login
+        } else {
+            let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
+            guard let identifier = try? BundleIdentifier(caller.bundleIdentifier), let entry = try? manager.entry(for: identifier) else {
+                return .failure(RemoteError(.notAuthorized, "prefsd: no installed app \(caller.bundleIdentifier)"))
+            }
+            let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+            guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
+            do throws(KeychainError) { context = try KeychainContext(installed: entry) } catch {
+                return .failure(RemoteError(.keychain, error.description, status: error.status))
+            }
         }
-        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
-        guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
         let keychain = Keychain(root: root, policy: policy, now: now)
         do throws(KeychainError) {
-            let context = try KeychainContext(installed: entry)
             switch request {
             case .keychainFind(_, let query):
                 let found = try keychain.copyMatching(try KeychainWire.query(query), context: context)

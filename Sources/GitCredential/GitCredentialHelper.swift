@@ -1,0 +1,113 @@
+import AppHomeSystem
+import CommandSupport
+import Keychain
+import KeychainClient
+
+/// `git-credential-apphome get|store|erase`: git's credential helper
+/// protocol on internet passwords in the user's login keychain.
+///
+/// A credential is an internet password with git's protocol, host, port,
+/// path and username as the item's protocol (``GitCredentialRequest/keychainProtocol(_:)``),
+/// server, port (0 for none), path and account. `get` answers only for the
+/// same protocol, host and port, and the same path when git sends one (and
+/// the same username when git sends one); `store` replaces the matching
+/// item's secret or adds one; `erase` removes the matches. Secrets travel
+/// on standard input and output only.
+public enum GitCredentialHelper {
+    /// Runs the helper; the exit status: 0 (also for a `get` that finds
+    /// nothing, which git expects), 1 for a failure, 2 for a usage error.
+    ///
+    /// - Parameters:
+    ///   - arguments: the operation (git passes one word).
+    ///   - configuration: the root and how to reach prefsd.
+    ///   - console: standard input and output.
+    public static func run(_ arguments: [String], configuration: Configuration, console: Console) -> Int32 {
+        let name = "git-credential-apphome"
+        guard arguments.count == 1, let operation = arguments.first else {
+            console.err("usage: \(name) get|store|erase (a git credential helper; see gitcredentials(7))\n")
+            return 2
+        }
+        // git may call helpers with operations they do not know: ignore them.
+        guard ["get", "store", "erase"].contains(operation) else { return 0 }
+        let request: GitCredentialRequest
+        do throws(GitCredentialRequest.Problem) { request = try GitCredentialRequest(parsing: console.readStandardInput()) } catch {
+            console.err("\(name): \(error.description)\n")
+            return 1
+        }
+        guard let root = configuration.root else {
+            console.err("\(name): cannot find the AppHome root: set APPHOME_ROOT or HOME\n")
+            return 1
+        }
+        do {
+            let keychain = try AppKeychain(loginAt: root, configuration: configuration)
+            switch operation {
+            case "get": try get(request, keychain, console)
+            case "store": try store(request, keychain)
+            default: try erase(request, keychain)
+            }
+            return 0
+        } catch {
+            console.err("\(name): \(error)\n")
+            return 1
+        }
+    }
+
+    /// The query for `request`: protocol, host and port always (so that no
+    /// other server or port is answered), path and username when given.
+    static func query(_ r: GitCredentialRequest) throws(GitCredentialRequest.Problem) -> ItemQuery {
+        guard let proto = r.protocol, !proto.isEmpty else { throw .missing("protocol") }
+        guard let host = r.host, !host.isEmpty else { throw .missing("host") }
+        var q = ItemQuery(itemClass: .internetPassword)
+        q.protocol = GitCredentialRequest.keychainProtocol(proto)
+        q.server = host
+        q.port = r.port ?? 0
+        q.path = r.path
+        q.account = r.username
+        return q
+    }
+
+    static func get(_ r: GitCredentialRequest, _ keychain: AppKeychain, _ console: Console) throws {
+        var q = try query(r)
+        q.returnData = true
+        q.returnAttributes = true
+        let found: [ItemResult]
+        do throws(KeychainError) { found = try keychain.copyMatching(q) } catch {
+            if case .itemNotFound = error { return }
+            throw error
+        }
+        guard let item = found.first, let data = item.data, let attributes = item.attributes else { return }
+        var secret = data.exposedCopy()
+        defer { SecureBytes.wipe(&secret) }
+        console.out("username=\(attributes.account)\npassword=\(String(decoding: secret, as: UTF8.self))\n")
+    }
+
+    static func store(_ r: GitCredentialRequest, _ keychain: AppKeychain) throws {
+        guard let password = r.password else { throw GitCredentialRequest.Problem.missing("password") }
+        guard let username = r.username else { throw GitCredentialRequest.Problem.missing("username") }
+        var q = try query(r)
+        q.path = r.path ?? ""
+        var changes = ItemChanges()
+        changes.data = password
+        do throws(KeychainError) {
+            try keychain.update(q, with: changes)
+        } catch {
+            guard case .itemNotFound = error else { throw error }
+            var a = ItemAttributes(itemClass: .internetPassword)
+            a.protocol = q.protocol!
+            a.server = q.server!
+            a.port = q.port!
+            a.path = r.path ?? ""
+            a.account = username
+            a.label = q.server
+            try keychain.add(a, data: password)
+        }
+    }
+
+    static func erase(_ r: GitCredentialRequest, _ keychain: AppKeychain) throws {
+        var q = try query(r)
+        q.matchLimit = .all
+        do throws(KeychainError) { try keychain.delete(q) } catch {
+            guard case .itemNotFound = error else { throw error }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// git itself as the client: `git credential fill/approve/reject` with
+/// `-c credential.helper=apphome` finds `git-credential-apphome` on `PATH`
+/// and keeps the credential in the login keychain (through prefsd in
+/// daemon mode), where no app can see it.
+@Suite("git's credential helper")
+struct GitCredentialTests {
+    let t: TempRoot
+    init() throws { t = try TempRoot() }
+
+    var environment: [String: String] {
+        get throws {
+            let bin = try TestDaemon.binary("git-credential-apphome").deletingLastPathComponent().path
+            return t.environment(["APPHOME_KEYCHAIN_KEY_STORE": "file", "APPHOME_ROOT": t.root.path, "GIT_TERMINAL_PROMPT": "0",
+                                  "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
+                                  "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+        }
+    }
+
+    func git(_ operation: String, _ input: String, options: [String] = []) throws -> CommandResult {
+        try Subprocess.run(try RealClients.tool("git"), options + ["-c", "credential.helper=apphome", "credential", operation],
+                           environment: try environment, stdin: Data(input.utf8), ioDirectory: t.io)
+    }
+
+    func security(_ arguments: [String]) throws -> CommandResult {
+        try Subprocess.run(try TestDaemon.binary("security"), ["--root", t.root.path] + arguments,
+                           environment: try environment, stdin: Data(), ioDirectory: t.io)
+    }
+
+    @Test func gitStoresFindsAndErasesACredentialThatNoAppCanSee() throws {
+        let approved = try git("approve", "protocol=https\nhost=git.example.com\nusername=ray\npassword=s3cret\n\n")
+        #expect(approved.status == 0 && approved.stderr.isEmpty, "\(approved)")
+        let filled = try git("fill", "protocol=https\nhost=git.example.com\n\n")
+        #expect(filled.status == 0 && filled.stdout == "protocol=https\nhost=git.example.com\nusername=ray\npassword=s3cret\n", "\(filled)")
+        // Another port, another protocol: not answered (git then fails, as prompts are off).
+        #expect(try git("fill", "protocol=https\nhost=git.example.com:8443\n\n").status != 0)
+        #expect(try git("fill", "protocol=http\nhost=git.example.com\n\n").status != 0)
+        // `security` with no app context acts on the same login keychain.
+        let found = try security(["find-internet-password", "-s", "git.example.com", "-r", "htps", "-w"])
+        #expect(found.status == 0 && found.stdout == "s3cret\n", "\(found)")
+
+        // An installed app, in its own context, cannot see it.
+        let app = t.workFile("Peek.app")
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        try Data("{ CFBundleIdentifier = com.example.Peek; CFBundleVersion = 1; }\n".utf8).write(to: app.appendingPathComponent("Info.plist"))
+        #expect(try Subprocess.run(try TestDaemon.binary("apphome"), ["--root", t.root.path, "install", app.path],
+                                   environment: try environment, ioDirectory: t.io).status == 0)
+        let peek = try security(["--app", "com.example.Peek", "find-internet-password", "-s", "git.example.com"])
+        #expect(peek.status == 44, "\(peek)")
+        let login = try security(["--app", "com.example.Peek", "--access-group", "login", "find-internet-password", "-s", "git.example.com"])
+        #expect(login.status != 0, "\(login)")
+        // Uninstalling the app leaves the login keychain alone.
+        #expect(try Subprocess.run(try TestDaemon.binary("apphome"), ["--root", t.root.path, "uninstall", "com.example.Peek"],
+                                   environment: try environment, ioDirectory: t.io).status == 0)
+        #expect(try git("fill", "protocol=https\nhost=git.example.com\n\n").stdout.contains("password=s3cret\n"))
+
+        let rejected = try git("reject", "protocol=https\nhost=git.example.com\nusername=ray\n\n")
+        #expect(rejected.status == 0 && rejected.stderr.isEmpty, "\(rejected)")
+        #expect(try git("fill", "protocol=https\nhost=git.example.com\n\n").status != 0)
+    }
+
+    @Test func aPathIsMatchedWhenGitSendsOne() throws {
+        // git sends an https path only with credential.useHttpPath.
+        let withPath = ["-c", "credential.useHttpPath=true"]
+        #expect(try git("approve", "protocol=https\nhost=example.com\npath=team/repo.git\nusername=ray\npassword=one\n\n", options: withPath).status == 0)
+        #expect(try git("fill", "protocol=https\nhost=example.com\npath=team/repo.git\n\n", options: withPath).stdout.contains("password=one\n"))
+        #expect(try git("fill", "protocol=https\nhost=example.com\npath=other/repo.git\n\n", options: withPath).status != 0)
+    }
+
+    @Test func theHelperRefusesABadRequestClearly() throws {
+        let helper = try TestDaemon.binary("git-credential-apphome")
+        let bad = try Subprocess.run(helper, ["get"], environment: try environment, stdin: Data("protocol=https\nhost=example.com:99999\n\n".utf8), ioDirectory: t.io)
+        #expect(bad.status == 1 && bad.stderr == "git-credential-apphome: the port '99999' is not a number from 1 to 65535\n", "\(bad)")
+        let usage = try Subprocess.run(helper, [], environment: try environment, ioDirectory: t.io)
+        #expect(usage.status == 2 && usage.stderr.hasPrefix("usage: git-credential-apphome get|store|erase"), "\(usage)")
+    }
+}
