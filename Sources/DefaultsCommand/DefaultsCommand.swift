@@ -177,6 +177,7 @@ public struct DefaultsCommand {
         case "rename": try rename(args)
         case "delete", "remove", "delete-all": try delete(args)
         case "import": try importDomain(args)
+        case "apply": try apply(args)
         case "export": try exportDomain(args)
         case "domains":
             guard args.isEmpty else { throw Self.unexpected(args[0]) }
