@@ -18,6 +18,8 @@ PACKAGES += libsqlite3-dev sqlite3
 PACKAGES += libsecret-1-dev libglib2.0-dev gnome-keyring libsecret-tools
 # prefsd's bench builds an in-process GSettings peer (bench/gsettings_bench.c).
 PACKAGES += gcc
+# The Ansible module's tests: ansible-core from PyPI in a virtual environment.
+PACKAGES += python3-venv
 
 .PHONY: all build release deps test demo bench clean
 
@@ -34,6 +36,8 @@ release: deps
 
 test: deps
 	$(SWIFT) build
+	# ansible-core for the Ansible module's tests, into a cached virtual environment.
+	scripts/ansible-venv.sh .build/venv-ansible
 	APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test
 	# The tests that lock the keyring, alone (they lock the one collection a run shares).
 	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests
