@@ -41,13 +41,6 @@ public struct ManagedPreferences: Sendable {
         }
     }
 
-    /// The trusted contents of `domain`'s own managed file (empty when there
-    /// is none or it is ignored).
-    public func contents(of domain: Domain) -> [String: PlistValue] {
-        guard let path = file(for: domain), directoryIsTrusted() else { return [:] }
-        return load(path, domain: domain)
-    }
-
     /// Every key forced in `domain` with its value and file: the global
     /// file's keys, then the domain's own, which win.
     public func forced(in domain: Domain) -> [String: ForcedValue] {

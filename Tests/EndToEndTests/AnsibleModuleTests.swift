@@ -5,7 +5,12 @@ import Testing
 /// `ansible-playbook` (ansible-core from PyPI, in `.build/venv-ansible`,
 /// made by `scripts/ansible-venv.sh` once and reused) against localhost,
 /// driving the built `defaults`.
-@Suite("Ansible module")
+///
+/// Only in the files run of the end-to-end suite: the module sees nothing of
+/// the transport (`defaults apply`, which it drives, runs in both), and the
+/// playbooks cost about a minute (`APPHOME_TEST_ANSIBLE=always` runs them
+/// through prefsd too).
+@Suite("Ansible module", .enabled(if: !TempRoot.daemonMode || ProcessInfo.processInfo.environment["APPHOME_TEST_ANSIBLE"] == "always"))
 struct AnsibleModuleTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let venv = repository.appendingPathComponent(".build/venv-ansible")
