@@ -21,6 +21,8 @@ DEMO_PACKAGES  := python3
 TEST_PACKAGES  := python3 libplist-utils libplist-dev hyperfine \
                   libglib2.0-bin dconf-gsettings-backend dconf-service dconf-cli dbus dbus-daemon \
                   sqlite3 gnome-keyring libsecret-tools gcc
+# The Python clients' tests (keyring, ansible-core from PyPI) make virtual environments.
+TEST_PACKAGES  += python3-venv
 # The package (`make deb`) and its test: Debian's own tools and man to render the pages.
 TEST_PACKAGES  += dpkg-dev lintian man-db
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
@@ -59,6 +61,8 @@ test: deps
 	$(SWIFT) build
 	# PyPI's keyring and contrib/python-keyring in .build/venv-keyring (made once, reused).
 	scripts/python-keyring-venv.sh >/dev/null
+	# ansible-core for the Ansible module's tests, into a cached virtual environment.
+	scripts/ansible-venv.sh .build/venv-ansible
 	APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh $(SWIFT) test
 	# The tests that lock the keyring, alone (they lock the one collection a run shares).
 	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests

@@ -12,6 +12,7 @@
 /// | `APPHOME_KEYCHAIN_KEY_CACHE` | ``keyCacheSeconds`` (unset: until reboot) |
 /// | `APPHOME_BUNDLE_ID` | ``bundleIdentifier`` (set by `apphome run`) |
 /// | `LISTEN_PID`, `LISTEN_FDS` | ``socketActivation`` (systemd, for prefsd) |
+/// | `APPHOME_MANAGED_DIR` | ``managedDirectory`` (default ``defaultManagedDirectory``) |
 /// | `PATH`, `HOME`, `LANG`, `LC_ALL`, `TZ`, `TMPDIR` | ``hookVariables`` (what uninstall hooks are given) |
 public struct Configuration: Sendable, Equatable {
     /// How commands reach prefsd.
@@ -52,6 +53,11 @@ public struct Configuration: Sendable, Equatable {
     public var socketActivation: (pid: Int32, count: Int)?
     /// The variables uninstall hooks are given (besides AppHome's own).
     public var hookVariables: [String: String]
+    /// The administrator's directory of managed (forced) preferences.
+    public var managedDirectory: String
+
+    /// Where managed preferences are when `APPHOME_MANAGED_DIR` is unset.
+    public static let defaultManagedDirectory = "/etc/apphome/managed"
 
     /// The names copied into ``hookVariables``.
     public static let hookVariableNames = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"]
@@ -59,7 +65,8 @@ public struct Configuration: Sendable, Equatable {
     public init(root: String? = nil, serviceMode: Result<ServiceMode, ConfigurationError> = .success(.auto),
                 socketPath: String? = nil, keyStore: KeyStore = .automatic, sessionBusAvailable: Bool = false,
                 keyCacheSeconds: UInt32? = nil, bundleIdentifier: String? = nil,
-                socketActivation: (pid: Int32, count: Int)? = nil, hookVariables: [String: String] = [:]) {
+                socketActivation: (pid: Int32, count: Int)? = nil, hookVariables: [String: String] = [:],
+                managedDirectory: String = Configuration.defaultManagedDirectory) {
         self.root = root
         self.serviceMode = serviceMode
         self.socketPath = socketPath
@@ -69,6 +76,7 @@ public struct Configuration: Sendable, Equatable {
         self.bundleIdentifier = bundleIdentifier
         self.socketActivation = socketActivation
         self.hookVariables = hookVariables
+        self.managedDirectory = managedDirectory
     }
 
     /// Parses the variables `variable` looks up (the mains pass `getenv`).
@@ -87,7 +95,8 @@ public struct Configuration: Sendable, Equatable {
             keyCacheSeconds: value("APPHOME_KEYCHAIN_KEY_CACHE").map { UInt32($0) ?? 0 },
             bundleIdentifier: value("APPHOME_BUNDLE_ID"),
             socketActivation: value("LISTEN_PID").flatMap(Int32.init).flatMap { pid in value("LISTEN_FDS").flatMap(Int.init).map { (pid, $0) } },
-            hookVariables: Dictionary(uniqueKeysWithValues: Self.hookVariableNames.compactMap { n in variable(n).map { (n, $0) } }))
+            hookVariables: Dictionary(uniqueKeysWithValues: Self.hookVariableNames.compactMap { n in variable(n).map { (n, $0) } }),
+            managedDirectory: value("APPHOME_MANAGED_DIR") ?? Self.defaultManagedDirectory)
     }
 
     /// prefsd's socket: `--socket`, else `APPHOME_SOCKET`, else
@@ -104,6 +113,7 @@ public struct Configuration: Sendable, Equatable {
             && a.sessionBusAvailable == b.sessionBusAvailable && a.keyCacheSeconds == b.keyCacheSeconds
             && a.bundleIdentifier == b.bundleIdentifier && a.socketActivation?.pid == b.socketActivation?.pid
             && a.socketActivation?.count == b.socketActivation?.count && a.hookVariables == b.hookVariables
+            && a.managedDirectory == b.managedDirectory
     }
 }
 

@@ -36,6 +36,9 @@ public struct DefaultsCommand {
     /// The AppHome root (settings bundles of installed and registered apps).
     let root: String
     let console: Console
+    /// The administrator's forced values (``Configuration/managedDirectory``),
+    /// for `read --effective`.
+    var managed: ManagedPreferences?
     /// The app registry when the file store already read it; `nil` (prefsd,
     /// or a store a test passed): read when a verb needs it.
     var registry: Registry?
@@ -77,6 +80,7 @@ public struct DefaultsCommand {
             if verb == "watch" {
                 return try watch(Array(rest), root: root, options: options, configuration: configuration, console: console)
             }
+            let managed = ManagedPreferences(directory: configuration.managedDirectory, warn: WarningsOnce(console).warn)
             let store: PreferenceStore
             var registry: Registry?
             if let makeStore {
@@ -89,10 +93,11 @@ public struct DefaultsCommand {
             } else {
                 // Read once: it routes app domains and finds their settings bundles.
                 registry = ContainerRegistry.readOrEmpty(root: root)
-                store = fileStore(root: root, registry: registry!, settingsBundle: options.settingsBundle)
+                store = fileStore(root: root, registry: registry!, settingsBundle: options.settingsBundle, managed: managed)
             }
             var command = DefaultsCommand(store: store, options: options, root: root, console: console)
             command.registry = registry
+            command.managed = managed
             try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
             return 0
         } catch {
@@ -103,12 +108,15 @@ public struct DefaultsCommand {
     /// The store `defaults` uses: files under `root`, with each installed
     /// app's domain routed to its home's `Library/Preferences`, and the
     /// domains' settings schemas as its write policy (`settingsBundle`, when
-    /// given, is the schema of every domain).
-    public static func fileStore(root: String, registry: Registry? = nil, settingsBundle: String? = nil) -> PreferenceStore {
+    /// given, is the schema of every domain), after the keys `managed`
+    /// forces, which no write may change.
+    public static func fileStore(root: String, registry: Registry? = nil, settingsBundle: String? = nil,
+                                 managed: ManagedPreferences? = nil) -> PreferenceStore {
         let apps = registry ?? ContainerRegistry.readOrEmpty(root: root)
+        let schema = SettingsWritePolicy(root: root, registry: apps, explicitBundle: settingsBundle)
         return FilePreferenceStore(resolver: DomainResolver(
             root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(apps, layout: ContainerLayout(root: root))),
-            policy: SettingsWritePolicy(root: root, registry: apps, explicitBundle: settingsBundle))
+            policy: managed.map { CombinedWritePolicy(ManagedWritePolicy($0), schema) } ?? schema)
     }
 
     /// The options before the verb, scanned by ``ArgumentScanner``.
@@ -169,6 +177,7 @@ public struct DefaultsCommand {
         case "rename": try rename(args)
         case "delete", "remove", "delete-all": try delete(args)
         case "import": try importDomain(args)
+        case "apply": try apply(args)
         case "export": try exportDomain(args)
         case "domains":
             guard args.isEmpty else { throw Self.unexpected(args[0]) }

@@ -66,12 +66,23 @@ enum HelpText {
       watch <domain> [<key>]   prints each change as it happens ("key = value",
                                "key deleted"), from any writer; through prefsd
                                when it answers, else by watching the file
+      apply [--dry-run] [--json] <file>
+                               bring every domain of the file to its desired
+                               state (Schemas/apply.md): all domains are
+                               checked before any is written, each commits
+                               atomically; prints each change ("D: added K =
+                               V", "changed", "removed"); --dry-run writes
+                               nothing; --json prints {"changed", "changes"}
 
     Environment:
       APPHOME_PREFSD           off | auto (default) | require: whether to go
                                through prefsd when its socket answers
       APPHOME_SOCKET           prefsd's socket (default:
                                $XDG_RUNTIME_DIR/apphome/prefsd.sock)
+      APPHOME_MANAGED_DIR      forced preferences (default /etc/apphome/managed):
+                               <domain>.plist and .GlobalPreferences.plist,
+                               root's and not group/other writable; their keys
+                               win over every layer and cannot be written
 
     Settings bundles (a domain's schema; see README "Settings bundles"):
       lint [--json] [--strict] [--profile apple|iask] [--idiom phone|pad]
@@ -91,8 +102,8 @@ enum HelpText {
                                imported keys the schema declares are checked
                                the same way; one bad value refuses the import
       read --effective <domain> <key> [-Key value...]
-                               the value through argument -> app -> global ->
-                               registration (the bundle's DefaultValues), and
+                               the value through managed -> argument -> app ->
+                               global -> registration (the bundle's DefaultValues), and
                                the layer it came from (--format json: one
                                object {"layer": …, "value": …})
       --settings-bundle <dir>  use this bundle as the schema (before the verb);

@@ -61,7 +61,7 @@ extension DefaultsCommand {
     }
 
     /// `read --effective D K [-Arg value…]`: the value through the search
-    /// list (argument → application → global → registration) and its layer.
+    /// list (managed → argument → application → global → registration) and its layer.
     func readEffective(_ args: [String]) throws {
         guard args.count >= 2 else { throw CommandFailure.usage("read --effective needs a domain and a key") }
         let domain = try self.domain(args, verb: "read")
@@ -70,7 +70,8 @@ extension DefaultsCommand {
         if extra.count % 2 != 0 || stride(from: 0, to: extra.count, by: 2).contains(where: { !extra[$0].hasPrefix("-") }) {
             throw Self.unexpected(extra.first { !$0.hasPrefix("-") } ?? extra.last!)
         }
-        var defaults = UserDefaults(store: store, domain: domain, arguments: UserDefaults.argumentDomain(from: extra))
+        var defaults = UserDefaults(store: store, domain: domain, arguments: UserDefaults.argumentDomain(from: extra),
+                                    managed: managed?.forcedValues(in: domain) ?? [:])
         if let bundle = try schemaLookup.bundle(for: domain, idiom: options.idiom ?? .phone) {
             defaults.register(settingsBundle: bundle, idiom: options.idiom ?? .phone)
         }

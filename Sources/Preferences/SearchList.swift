@@ -3,6 +3,9 @@ import PropertyList
 
 /// The layers NSUserDefaults searches, in order.
 public enum DefaultsLayer: String, Sendable, CaseIterable {
+    /// Values an administrator forces (``ManagedPreferences``): above every
+    /// other layer, the argument domain included.
+    case managed
     /// `-Key value` pairs from the command line (`NSArgumentDomain`): volatile.
     case argument
     /// The app's own persistent domain.
@@ -22,8 +25,8 @@ public struct ResolvedValue: Equatable, Sendable {
 }
 
 /// A UserDefaults-like view of one app's preferences over a
-/// ``PreferenceStore``: reads search argument → application → global →
-/// registration; writes go to the application domain through the store, so
+/// ``PreferenceStore``: reads search managed → argument → application →
+/// global → registration; writes go to the application domain through the store, so
 /// they are durable when the call returns and never lose another process's
 /// update.
 public struct UserDefaults: Sendable {
@@ -33,12 +36,22 @@ public struct UserDefaults: Sendable {
     public var arguments: [String: PlistValue]
     /// The registration domain.
     public var registered: [String: PlistValue]
+    /// The values forced for this domain (``ManagedPreferences/forcedValues(in:)``).
+    public var managed: [String: PlistValue]
 
-    public init(store: PreferenceStore, domain: Domain, arguments: [String: PlistValue] = [:], registered: [String: PlistValue] = [:]) {
+    public init(store: PreferenceStore, domain: Domain, arguments: [String: PlistValue] = [:], registered: [String: PlistValue] = [:],
+                managed: [String: PlistValue] = [:]) {
         self.store = store
         self.domain = domain
         self.arguments = arguments
         self.registered = registered
+        self.managed = managed
+    }
+
+    /// Whether an administrator forces `key` (``managed``): its value is
+    /// the managed one whatever is stored, and writes of it are refused.
+    public func objectIsForced(forKey key: String) -> Bool {
+        managed[key] != nil
     }
 
     /// Adds `defaults` to the registration domain (later calls win).
@@ -50,6 +63,7 @@ public struct UserDefaults: Sendable {
     ///
     /// - Throws: ``PreferencesError`` when a stored domain cannot be read.
     public func resolve(_ key: String) throws(PreferencesError) -> ResolvedValue? {
+        if let v = managed[key] { return ResolvedValue(value: v, layer: .managed) }
         if let v = arguments[key] { return ResolvedValue(value: v, layer: .argument) }
         if let v = try store.read(domain)?[key] { return ResolvedValue(value: v, layer: .application) }
         if domain != .global, let v = try store.read(.global)?[key] { return ResolvedValue(value: v, layer: .global) }
@@ -69,6 +83,7 @@ public struct UserDefaults: Sendable {
         if domain != .global, let global = try store.read(.global) { all.merge(global) { _, new in new } }
         if let app = try store.read(domain) { all.merge(app) { _, new in new } }
         all.merge(arguments) { _, new in new }
+        all.merge(managed) { _, new in new }
         return all
     }
 

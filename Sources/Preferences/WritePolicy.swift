@@ -39,11 +39,16 @@ public struct WriteNote: Sendable, Equatable {
 /// The rules a domain's contents must keep, whoever writes them.
 ///
 /// The contract: ``check(_:old:new:options:)`` looks only at the keys whose
-/// value `new` sets or changes, and those of ``WriteOptions/checkedKeys``
-/// that `new` holds (removals are always allowed), throws
+/// value `new` sets or changes (``keysToCheck(old:new:options:)``: those
+/// of ``WriteOptions/checkedKeys`` that `new` holds included) and, if the
+/// policy guards removals, the keys `old` holds and `new` does not
+/// (``keysRemoved(old:new:)``); it throws
 /// ``PreferencesError/policyViolation(_:)`` with a message fit for the user
-/// when one breaks a rule (unless `options.force`), and returns the notes
-/// the writer should print. It never writes anything.
+/// when one breaks a rule, and returns the notes the writer should print.
+/// It never writes anything. A policy says whether `options.force` lifts
+/// its refusals: a settings schema's do (``SettingsWritePolicy`` allows
+/// every removal), the managed layer's (``ManagedWritePolicy``, which
+/// refuses setting, changing or removing a forced key) do not.
 ///
 /// `Preferences` defines the policy; `SettingsBundle` implements it (a
 /// domain's Settings.bundle is its schema); the one commit path
@@ -67,6 +72,11 @@ extension WritePolicy {
         var keys = Set(new.compactMap { k, v in old[k] == v ? nil : k })
         for k in options.checkedKeys where new[k] != nil { keys.insert(k) }
         return keys.sorted()
+    }
+
+    /// The keys a change from `old` to `new` removes, sorted.
+    public static func keysRemoved(old: [String: PlistValue], new: [String: PlistValue]) -> [String] {
+        old.keys.filter { new[$0] == nil }.sorted()
     }
 }
 

@@ -35,6 +35,10 @@ public struct ServerConfiguration: Sendable {
     /// The rules every write must keep (the domains' settings schemas),
     /// applied by the one commit path to every client's writes.
     public var writePolicy: (any WritePolicy)?
+    /// The administrator's forced values: the service watches their
+    /// directory and tells subscribers when a domain's managed values
+    /// change (the write policy refuses writes of them).
+    public var managed: ManagedPreferences?
     /// The clock that dates keychain items (tests pin it).
     public var keychainClock: @Sendable () -> PlistDate = ContainerManager.systemClock
     /// Where diagnostics go (one line each, no trailing newline).

@@ -79,7 +79,12 @@ public enum PrefsdCommand {
             }
             configuration.maximumClients = 1000
             configuration.keyPolicy = DeviceKeyPolicy(configuration: parsed)
-            configuration.writePolicy = SettingsWritePolicy(root: root)
+            let managed = ManagedPreferences(directory: parsed.managedDirectory) { message in
+                let text = "prefsd: warning: " + message + "\n"
+                _ = text.withCString { write(2, $0, strlen($0)) }
+            }
+            configuration.managed = managed
+            configuration.writePolicy = CombinedWritePolicy(ManagedWritePolicy(managed), SettingsWritePolicy(root: root))
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {
                 throw CommandFailure.failure(error.description)

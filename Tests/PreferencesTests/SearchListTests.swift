@@ -45,3 +45,28 @@ import PropertyList
         #expect(args == ["Size": .array([.string("1"), .string("2")]), "Name": .string("Ray")])
     }
 }
+
+@Suite struct ManagedLayerTests {
+    @Test func aForcedKeyIsAboveTheArgumentDomainAndReportsItself() throws {
+        let store = InMemoryPreferenceStore()
+        try store.update(.named("com.app"), scope: .anyHost) { $0 = ["size": .integer(1)] }
+        let d = UserDefaults(store: store, domain: .named("com.app"), arguments: ["size": .integer(2)], managed: ["size": .integer(3)])
+        #expect(try d.resolve("size") == ResolvedValue(value: .integer(3), layer: .managed))
+        #expect(try d.dictionaryRepresentation()["size"] == .integer(3))
+        #expect(d.objectIsForced(forKey: "size"))
+        #expect(!d.objectIsForced(forKey: "other"))
+    }
+
+    @Test func theManagedPolicyRefusesSettingChangingAndRemovingAForcedKeyEvenWithForce() throws {
+        let dir = TemporaryDirectory()
+        let file = dir.path + "/com.app.plist"
+        dir.write("com.app.plist", Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>size</key><integer>3</integer></dict></plist>\n".utf8))
+        let policy = ManagedWritePolicy(ManagedPreferences(directory: dir.path))
+        let refusal = PreferencesError.policyViolation(ManagedWritePolicy.refusal(key: "size", domain: .named("com.app"), file: file))
+        #expect(throws: refusal) { try policy.check(.named("com.app"), old: [:], new: ["size": .integer(1)], options: WriteOptions(force: true)) }
+        #expect(throws: refusal) { try policy.check(.named("com.app"), old: ["size": .integer(1)], new: [:], options: WriteOptions()) }
+        #expect(throws: refusal) { try policy.check(.named("com.app"), old: ["size": .integer(3)], new: ["size": .integer(3)], options: WriteOptions(checkedKeys: ["size"])) }
+        #expect(try policy.check(.named("com.app"), old: ["size": .integer(1)], new: ["size": .integer(1), "free": .bool(true)], options: WriteOptions()) == [])
+        #expect(try policy.check(.named("com.other"), old: [:], new: ["size": .integer(1)], options: WriteOptions()) == [])
+    }
+}

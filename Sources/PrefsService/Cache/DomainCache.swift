@@ -154,9 +154,12 @@ final class DomainCache {
 
     /// Files changed behind the service's back: drops their cache entries
     /// and calls `changed` for each path whose subscribers (`isSubscribed`)
-    /// may need to hear of it.
-    func handleFileEvents(isSubscribed: (String) -> Bool, changed: (String) -> Void) {
+    /// may need to hear of it; then gives `others` every path drained and
+    /// whether the queue overflowed (the managed directory's watch).
+    func handleFileEvents(isSubscribed: (String) -> Bool, changed: (String) -> Void,
+                          others: ([String], Bool) -> Void = { _, _ in }) {
         let paths = watcher.drain()
+        defer { others(paths, watcher.overflowed) }
         let registry = ContainerLayout(root: root).registryPath
         if watcher.overflowed || paths.contains(registry) || paths.contains(FileSystem.parentDirectory(registry)) {
             watchRegistry()

@@ -23,6 +23,8 @@ public final class PrefsServer {
     var clients: [Int: ClientConnection] = [:]
     var nextClientID = 1
     let cache: DomainCache
+    /// The managed directory, when the configuration names one.
+    let managedWatch: ManagedWatch?
     var subscriptions = SubscriptionTable()
     var writes = WriteQueue()
     let jobs: JobRunner
@@ -37,6 +39,7 @@ public final class PrefsServer {
     public init(configuration: ServerConfiguration) throws(ServiceError) {
         self.configuration = configuration
         self.cache = DomainCache(root: configuration.root)
+        self.managedWatch = configuration.managed.map(ManagedWatch.init)
         if let fd = configuration.inheritedListener {
             listener = fd
             do { try UnixSocket.setNonBlocking(fd, path: configuration.socketPath) } catch { throw .system(error) }
@@ -72,6 +75,7 @@ public final class PrefsServer {
         }
         configuration.log("prefsd: serving \(configuration.root) on \(configuration.socketPath)")
         cache.watchRegistry()
+        refreshManaged(changed: true)
         while !stopping { turn() }
         for s in signalSources { s.cancel() }
         for id in Array(clients.keys) { dropClient(id) }
@@ -112,7 +116,13 @@ public final class PrefsServer {
         }
         cache.watchRootIfItAppeared()
         // Direct edits first: a reply after this turn reflects every edit finished before it.
-        if fds[1].revents != 0 { cache.handleFileEvents(isSubscribed: subscriptions.isSubscribed, changed: notifyExternal) }
+        if fds[1].revents != 0 {
+            cache.handleFileEvents(isSubscribed: subscriptions.isSubscribed, changed: notifyExternal) { paths, overflowed in
+                refreshManaged(changed: overflowed || managedWatch?.concerns(paths) == true)
+            }
+        } else {
+            refreshManaged(changed: false)
+        }
         if fds[3].revents != 0 { finishJobs() }
         if fds[0].revents & Int16(POLLNVAL | POLLERR) != 0 {
             configuration.log("prefsd: the listening socket is not usable; stopping")

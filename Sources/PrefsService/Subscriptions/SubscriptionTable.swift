@@ -16,6 +16,9 @@ struct SubscriptionTable {
     /// The subscriptions to the file at `path`.
     subscript(path: String) -> [Subscription] { byPath[path] ?? [] }
 
+    /// Every subscription, grouped by the file it listens to.
+    var byFile: [String: [Subscription]] { byPath.filter { !$0.value.isEmpty } }
+
     /// Whether anyone listens to the file at `path`.
     func isSubscribed(_ path: String) -> Bool { byPath[path] != nil }
 

@@ -15,6 +15,9 @@ final class TempRoot: Sendable {
     /// Scratch space for fixtures the test feeds to the command (imports, exports).
     let work: URL
     let io: URL
+    /// The managed-preferences directory (`APPHOME_MANAGED_DIR`), not created:
+    /// a test that forces values makes it.
+    let managed: URL
     /// The prefsd serving this root when the suite runs in daemon mode.
     let daemon: Subprocess.Running?
 
@@ -33,6 +36,7 @@ final class TempRoot: Sendable {
         runtimeDirectory = base.appendingPathComponent("run")
         work = base.appendingPathComponent("work")
         io = base.appendingPathComponent("io")
+        managed = base.appendingPathComponent("managed")
         for directory in [home, dataHome, configHome, runtimeDirectory, work, io] {
             try fm.createDirectory(at: directory, withIntermediateDirectories: true,
                                    attributes: [.posixPermissions: 0o700])
@@ -41,6 +45,7 @@ final class TempRoot: Sendable {
             let socket = runtimeDirectory.appendingPathComponent("apphome/prefsd.sock")
             var env = ["PATH": "/usr/bin:/bin", "HOME": home.path, "XDG_RUNTIME_DIR": runtimeDirectory.path]
             env["LANG"] = "C.UTF-8"
+            env["APPHOME_MANAGED_DIR"] = managed.path
             daemon = try Subprocess.start(try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("prefsd"),
                                           ["--foreground", "--root", root.path], environment: env, ioDirectory: io, timeout: 600)
             let deadline = Date().addingTimeInterval(10)
@@ -87,6 +92,7 @@ final class TempRoot: Sendable {
             "TZ": "America/New_York",
             "LANG": "C.UTF-8",
             "APPHOME_PREFSD": Self.daemonMode ? "require" : "off",
+            "APPHOME_MANAGED_DIR": managed.path,
         ]
         env.merge(extra) { _, new in new }
         for name in unsetting { env[name] = nil }

@@ -1,0 +1,204 @@
+import AppHomeSystem
+import CommandSupport
+import Containers
+import Preferences
+import PropertyList
+import SettingsBundle
+
+/// A desired state for `defaults apply` (`Schemas/apply.md`): for each
+/// domain, keys to set, keys to delete, and whether the domain must hold
+/// exactly the keys given.
+struct DesiredState: Equatable {
+    struct DomainState: Equatable {
+        /// The domain's name as the file gives it (how changes name it).
+        var name: String
+        var domain: Domain
+        var set: [String: PlistValue]
+        var delete: [String]
+        var exact: Bool
+
+        /// The contents `current` becomes.
+        func contents(from current: [String: PlistValue]) -> [String: PlistValue] {
+            var result = exact ? [:] : current
+            for k in delete { result[k] = nil }
+            result.merge(set) { _, new in new }
+            return result
+        }
+    }
+
+    /// The format version this build reads (`$version`).
+    static let version = 1
+    /// Domains in name order.
+    var domains: [DomainState]
+
+    /// Reads the desired state from a decoded plist.
+    ///
+    /// - Throws: ``CommandFailure`` naming the file and what is wrong.
+    init(_ value: PlistValue, file: String) throws(CommandFailure) {
+        func bad(_ why: String) -> CommandFailure { .failure("\(file): \(why); defaults unchanged") }
+        guard case .dictionary(let top) = value else { throw bad("the top level must be a dictionary of domains") }
+        if let v = top["$version"] {
+            guard case .integer(let n) = v else { throw bad("$version must be an integer") }
+            if n > Int64(Self.version) { throw bad("$version \(n) is newer than this defaults reads (\(Self.version))") }
+            if n < 1 { throw bad("$version must be at least 1") }
+        }
+        var domains: [DomainState] = []
+        for name in top.keys.sorted() where name != "$version" {
+            if name.hasPrefix("$") { throw bad("unknown directive \(name)") }
+            let domain: Domain
+            do { domain = try Domain(argument: name) } catch { throw bad(error.description) }
+            guard case .dictionary(let entries) = top[name]! else { throw bad("domain \(name) must be a dictionary of keys") }
+            var state = DomainState(name: name, domain: domain, set: [:], delete: [], exact: false)
+            for (key, v) in entries {
+                switch key {
+                case "$delete":
+                    guard case .array(let items) = v else { throw bad("$delete of \(name) must be an array of keys") }
+                    for item in items {
+                        guard case .string(let k) = item else { throw bad("$delete of \(name) must be an array of keys") }
+                        state.delete.append(k)
+                    }
+                case "$exact":
+                    guard case .bool(let b) = v else { throw bad("$exact of \(name) must be a boolean") }
+                    state.exact = b
+                default:
+                    if key.hasPrefix("$") { throw bad("unknown directive \(key) in domain \(name)") }
+                    state.set[key] = v
+                }
+            }
+            if let both = state.delete.sorted().first(where: { state.set[$0] != nil }) {
+                throw bad("key \(both) of \(name) is both set and in $delete")
+            }
+            if domains.contains(where: { $0.domain == domain }) { throw bad("domain \(name) is given twice") }
+            domains.append(state)
+        }
+        self.domains = domains
+    }
+}
+
+/// One change `apply` makes (or, with `--dry-run`, would make).
+struct AppliedChange: Equatable {
+    enum Kind: String { case added, changed, removed }
+    var domain: String
+    var key: String
+    var kind: Kind
+    var old: PlistValue?
+    var new: PlistValue?
+
+    /// The changes from `old` to `new`, in key order.
+    static func between(_ old: [String: PlistValue], _ new: [String: PlistValue], domain: String) -> [AppliedChange] {
+        Set(old.keys).union(new.keys).sorted().compactMap { k in
+            switch (old[k], new[k]) {
+            case (nil, let n?): return AppliedChange(domain: domain, key: k, kind: .added, old: nil, new: n)
+            case (let o?, nil): return AppliedChange(domain: domain, key: k, kind: .removed, old: o, new: nil)
+            case (let o?, let n?) where o != n: return AppliedChange(domain: domain, key: k, kind: .changed, old: o, new: n)
+            default: return nil
+            }
+        }
+    }
+
+    /// The line `apply` prints: values in the old-style notation, on one line.
+    var text: String {
+        let o = old.map(Self.oneLine) ?? "", n = new.map(Self.oneLine) ?? ""
+        switch kind {
+        case .added: return "\(domain): added \(key) = \(n)"
+        case .changed: return "\(domain): changed \(key) = \(n) (was \(o))"
+        case .removed: return "\(domain): removed \(key) (was \(o))"
+        }
+    }
+
+    /// The JSON object of the change (values in AppHome's typed JSON).
+    func json() throws -> String {
+        let q = PlistCodec.jsonStringLiteral
+        var fields = ["\"domain\": \(q(domain))", "\"key\": \(q(key))", "\"action\": \(q(kind.rawValue))"]
+        if let old { fields.append("\"old\": \(try Self.jsonValue(old))"); fields.append("\"old_text\": \(q(Self.oneLine(old)))") }
+        if let new { fields.append("\"new\": \(try Self.jsonValue(new))"); fields.append("\"new_text\": \(q(Self.oneLine(new)))") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+
+    static func jsonValue(_ value: PlistValue) throws -> String {
+        var text = String(decoding: try PlistCodec.encode(value, format: .json), as: UTF8.self)
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+
+    /// ``OldStylePrinter/describe(_:)`` with its lines joined.
+    static func oneLine(_ value: PlistValue) -> String {
+        OldStylePrinter.describe(value).split(separator: "\n").map { $0.drop { $0 == " " } }.joined(separator: " ")
+    }
+}
+
+extension DefaultsCommand {
+    /// `apply FILE [--dry-run] [--json]`: brings every domain of FILE to its
+    /// desired state. Every domain is checked (its settings schema, the
+    /// managed keys) before any is written; each domain then commits
+    /// atomically through the store. Applying the same file again changes
+    /// nothing.
+    func apply(_ args: [String]) throws {
+        var scanner = ArgumentScanner(args)
+        let flags: [ArgumentScanner.Option] = [.init("--dry-run"), .init("--json")]
+        let unknown = { (arg: String) -> CommandFailure? in arg == "-" ? nil : .usage("unknown option \(arg) for apply") }
+        var matches = try scanner.leadingOptions(flags, unknown: unknown)
+        guard let file = scanner.next() else { throw CommandFailure.usage("apply needs a file") }
+        matches += try scanner.leadingOptions(flags, unknown: unknown)
+        if let extra = scanner.rest.first { throw Self.unexpected(extra) }
+        let dryRun = matches.contains { $0.name == "--dry-run" }, json = matches.contains { $0.name == "--json" }
+
+        let desired = try DesiredState(try readDesiredFile(file), file: file)
+        // Validate everything first: a refusal in any domain writes nothing at all.
+        let policy = validationPolicy()
+        var planned: [AppliedChange] = []
+        for d in desired.domains {
+            let current = try store.read(d.domain, scope: options.scope) ?? [:]
+            let new = d.contents(from: current)
+            if new == current { continue }
+            _ = try policy.check(d.domain, old: current, new: new, options: writeOptions(force: options.force, keys: Array(d.set.keys)))
+            try ChangeSet(from: current, to: new).checkDepth(of: d.domain)
+            planned += AppliedChange.between(current, new, domain: d.name)
+        }
+        var changes = planned
+        if !dryRun {
+            changes = []
+            for d in desired.domains where planned.contains(where: { $0.domain == d.name }) {
+                var before: [String: PlistValue] = [:], after: [String: PlistValue] = [:]
+                let notes = try store.commit(d.domain, scope: options.scope, options: writeOptions(force: options.force, keys: Array(d.set.keys))) { contents in
+                    before = contents
+                    contents = d.contents(from: contents)
+                    after = contents
+                }
+                reportWriteNotes(notes)
+                changes += AppliedChange.between(before, after, domain: d.name)
+            }
+        }
+        if json {
+            let items = try changes.map { try $0.json() }
+            console.out("{\"changed\": \(!changes.isEmpty), \"dry_run\": \(dryRun), \"changes\": [" + items.joined(separator: ", ") + "]}\n")
+        } else {
+            for c in changes { console.out(c.text + "\n") }
+        }
+    }
+
+    /// The rules `apply` checks every domain against before writing any:
+    /// the managed keys, then the settings schemas (the store applies its
+    /// own policy again when it commits).
+    func validationPolicy() -> any WritePolicy {
+        let schema = SettingsWritePolicy(root: root, registry: installedApps(), explicitBundle: options.settingsBundle)
+        return managed.map { CombinedWritePolicy(ManagedWritePolicy($0), schema) } ?? schema
+    }
+
+    /// The decoded desired-state file (`-`: standard input), in any plist
+    /// format or JSON.
+    func readDesiredFile(_ file: String) throws -> PlistValue {
+        let bytes: [UInt8]
+        if file == "-" { bytes = console.readStandardInput() } else {
+            do {
+                guard let b = try FileSystem.readFileIfPresent(file) else { throw CommandFailure.failure("Could not read data from \(file); defaults unchanged") }
+                bytes = b
+            } catch let error as SystemError {
+                throw CommandFailure.failure("Could not read data from \(file): \(error.reason); defaults unchanged")
+            }
+        }
+        do { return try Self.importedValue(bytes, named: file, format: options.format) } catch {
+            throw CommandFailure.failure("Could not parse property list from \(file) due to \(error); defaults unchanged")
+        }
+    }
+}
