@@ -309,7 +309,19 @@ extension ContainerManager {
                                                      repair: "cannot repair it; reinstall the bundle with 'apphome update <\(entry.bundleName)>'",
                                                      outcome: .notRepaired))
             }
-            let missing = home.standardDirectories.filter { !FileSystem.isDirectory($0) }
+            // A standard directory replaced by a symbolic link (an app
+            // pointing `tmp` at `~/important`): the link goes, an empty
+            // directory takes its place, the target is left alone.
+            for link in ([home.path] + home.standardDirectories).filter(DirectoryTree.isSymbolicLink) {
+                let name = link == home.path ? "home" : String(link.dropFirst(home.path.count + 1))
+                add("\(id): its \(name) \(link) is a symbolic link, not a directory",
+                    "replaced the link with an empty directory (its target was left alone)",
+                    "replace the link with an empty directory (its target left alone)") {
+                    try FileSystem.removeFile(link)
+                    try TreeOperations.makeDirectory(link)
+                }
+            }
+            let missing = home.standardDirectories.filter { !DirectoryTree.isDirectoryNotLink($0) && !DirectoryTree.isSymbolicLink($0) }
             if !missing.isEmpty {
                 let names = missing.map { String($0.dropFirst(home.path.count + 1)) }.joined(separator: ", ")
                 add("\(id): its home \(home.path) lacks \(names)", "recreated them (empty)", "recreate them (empty)") {
@@ -330,7 +342,15 @@ extension ContainerManager {
         // Recorded groups.
         for (group, uuid) in current.groups.sorted(by: { $0.key < $1.key }) where !owned.groups.contains(uuid) {
             let container = layout.groupContainer(uuid: uuid)
-            let missing = container.standardDirectories.filter { !FileSystem.isDirectory($0) }
+            for link in container.standardDirectories.filter(DirectoryTree.isSymbolicLink) {
+                add("app group \(group): its \(link.dropFirst(container.path.count + 1)) \(link) is a symbolic link, not a directory",
+                    "replaced the link with an empty directory (its target was left alone)",
+                    "replace the link with an empty directory (its target left alone)") {
+                    try FileSystem.removeFile(link)
+                    try TreeOperations.makeDirectory(link)
+                }
+            }
+            let missing = container.standardDirectories.filter { !DirectoryTree.isDirectoryNotLink($0) && !DirectoryTree.isSymbolicLink($0) }
             if !missing.isEmpty {
                 add("app group \(group): its container \(container.path) is missing or incomplete",
                     "recreated it (empty where missing)", "recreate it") {

@@ -90,24 +90,11 @@ enum TreeOperations {
 
     /// Removes `path` and everything below it; a missing path is not an
     /// error. Read-only directories (an installed bundle) are made writable
-    /// first. Symbolic links are removed, never followed.
+    /// first. Symbolic links are removed, never followed, and no walk
+    /// crosses one (see ``DirectoryTree``).
     static func remove(_ path: String) throws {
-        var st = stat()
-        guard lstat(path, &st) == 0 else {
-            if errno == ENOENT { return }
-            throw SystemError("lstat", path: path, errno: errno)
-        }
-        if st.st_mode & S_IFMT == S_IFDIR {
-            if mode_t(st.st_mode) & 0o700 != 0o700 {
-                guard chmod(path, 0o700) == 0 else { throw SystemError("chmod", path: path, errno: errno) }
-            }
-            for name in try FileSystem.directoryEntries(path) {
-                try remove(path + "/" + name)
-            }
-            guard rmdir(path) == 0 else { throw SystemError("rmdir", path: path, errno: errno) }
-        } else {
-            guard unlink(path) == 0 || errno == ENOENT else { throw SystemError("unlink", path: path, errno: errno) }
-        }
+        // Walked on directory descriptors, in AppHomeSystem.
+        try DirectoryTree.remove(path)
     }
 
     /// Creates one directory with mode 0700; an existing directory is fine.
