@@ -52,8 +52,10 @@ enum TreeOperations {
     /// - Returns: the number of bytes copied.
     static func copyFile(_ source: String, to destination: String, mode: mode_t, modificationTime: timespec? = nil,
                          observe: ([UInt8]) -> Void = { _ in }) throws -> Int {
-        let input = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw SystemError("open", path: source, errno: errno) }
+        // Opened so that it cannot block, and refused unless a regular file.
+        guard let (input, _) = try FileSystem.openRegularFile(source, limit: Int.max, followLinks: false) else {
+            throw SystemError("open", path: source, errno: ENOENT)
+        }
         defer { close(input) }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw SystemError("create", path: destination, errno: errno) }
