@@ -67,7 +67,10 @@ extension ContainerManager {
     /// 6. orphaned homes and group containers, in no registry entry: removed
     ///    when they hold no user data, else moved to `<root>/Recovered/`;
     /// 7. temporary files of killed registry or journal writers, and run
-    ///    lock files of homes that no longer exist.
+    ///    lock files of homes that no longer exist;
+    /// 8. temporary files of killed preference writers
+    ///    (`.<domain>.plist.<random>.tmp`) wherever domains live, removed
+    ///    only while no writer holds that domain's lock.
     ///
     /// - Parameters:
     ///   - dryRun: report only; change nothing.
@@ -78,12 +81,16 @@ extension ContainerManager {
                        hookTimeout: Double = 10) throws(ContainersError) -> DoctorReport {
         // A root where nothing was ever installed: nothing to check, and a
         // dry run must not even create the lock.
-        if !FileSystem.exists(layout.applicationsDirectory) && !FileSystem.exists(layout.groupsDirectory) { return DoctorReport() }
+        var report = DoctorReport()
+        if !FileSystem.exists(layout.applicationsDirectory) && !FileSystem.exists(layout.groupsDirectory) {
+            checkPreferenceTemporaryFiles(dryRun: dryRun, into: &report)
+            return report
+        }
         let lock = try registry.lock()
         defer { lock.unlock() }
-        var report = DoctorReport()
         let pending = checkJournal(dryRun: dryRun, environment: environment, hookTimeout: hookTimeout, into: &report)
         checkRegistryAndFiles(dryRun: dryRun, keeping: pending, into: &report)
+        checkPreferenceTemporaryFiles(dryRun: dryRun, into: &report)
         return report
     }
 

@@ -125,3 +125,21 @@ struct HostileFileTests {
         #expect(FileManager.default.fileExists(atPath: important.appendingPathComponent("precious.txt").path))
     }
 }
+
+/// `apphome doctor` finds the temporary file of a `defaults` writer killed mid-write.
+@Suite("doctor and preference temporary files")
+struct PreferenceTemporaryFileEndToEndTests {
+    @Test func doctorReportsAndRemovesAKilledWritersTemporaryFile() throws {
+        let root = try TempRoot()
+        try root.succeed(["write", "com.example.kept", "k", "-int", "1"])
+        let temp = root.preferences.appendingPathComponent(".com.example.kept.plist.Ab3dE6gH.tmp")
+        try Data(repeating: 0x41, count: 2 << 20).write(to: temp)
+        let doctor = try CrashAndDoctorTests.apphome(root, ["doctor"])
+        #expect(doctor.status == 0, "\(doctor)")
+        #expect(doctor.stdout.contains("temporary file \(temp.path) left by an interrupted preference write"), "\(doctor)")
+        #expect(!FileManager.default.fileExists(atPath: temp.path))
+        try root.expectOutput(["read", "com.example.kept", "k"], "1\n")
+        let again = try CrashAndDoctorTests.apphome(root, ["doctor"])
+        #expect(!again.stdout.contains("temporary file"), "\(again)")
+    }
+}
