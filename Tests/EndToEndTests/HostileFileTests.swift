@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PropertyList
 
 /// Files and trees placed by a hostile app or an unlucky user: nothing
 /// blocks, nothing grows without bound, nothing outside is touched. Runs
@@ -141,5 +142,24 @@ struct PreferenceTemporaryFileEndToEndTests {
         try root.expectOutput(["read", "com.example.kept", "k"], "1\n")
         let again = try CrashAndDoctorTests.apphome(root, ["doctor"])
         #expect(!again.stdout.contains("temporary file"), "\(again)")
+    }
+}
+
+/// Dates that are not a finite time, from a binary plist.
+@Suite("non-finite dates")
+struct NonFiniteDateTests {
+    @Test(arguments: [Double.infinity, -Double.infinity, Double.nan])
+    func importOfANonFiniteDateIsRefusedAndNothingWritten(_ seconds: Double) throws {
+        let root = try TempRoot()
+        try root.succeed(["write", "com.example.dates", "kept", "-int", "1"])
+        let before = root.snapshot()
+        let file = root.workFile("dates.plist")
+        let value = PlistValue.dictionary(["ok": .integer(1), "when": .array([.date(PlistDate(secondsSinceReferenceDate: seconds))])])
+        try Data(try PlistCodec.encode(value, format: .binary)).write(to: file)
+        let result = try root.run(["import", "com.example.dates", file.path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("the date at when.0 is") && result.stderr.contains("not a finite time"), "\(result)")
+        root.expectUnchanged(since: before, after: "import of a date of \(seconds)")
+        try root.expectOutput(["read", "com.example.dates", "kept"], "1\n")
     }
 }
