@@ -84,8 +84,12 @@ extension AppHomeCommand {
             }
         }
         let report = try manager.purgeCaches(targetFree: target, freeBytes: freeBytes)
+        var refused = 0
         for r in report.results {
-            if r.skippedRunning {
+            if r.refusedLink {
+                refused += 1
+                console.out("skipped \(r.owner): \(r.directory) is a symbolic link, not a directory; its target was left alone\n")
+            } else if r.skippedRunning {
                 if case .group = r.owner {
                     console.out("skipped \(r.owner): a member app is running\n")
                 } else {
@@ -101,18 +105,31 @@ extension AppHomeCommand {
             console.err("apphome: only \(report.freeAfter) bytes free after purging every cache it could; the target was \(target)\n")
             return 1
         }
+        if refused > 0 { throw Self.linkRefusal(refused) }
         return 0
+    }
+
+    /// The failure of `clean-tmp` or `purge-caches` when `count` directories
+    /// were symbolic links and left alone.
+    static func linkRefusal(_ count: Int) -> CommandFailure {
+        .failure("\(count) \(count == 1 ? "directory is a symbolic link" : "directories are symbolic links") and left alone; "
+                 + "run 'apphome doctor' to replace \(count == 1 ? "it" : "them") with an empty directory")
     }
 
     /// `clean-tmp`.
     func cleanTemporaryDirectories(_ args: [String]) throws {
         _ = try operands(args, [])
+        var refused = 0
         for r in try manager.cleanTemporaryDirectories() {
-            if r.skippedRunning {
+            if r.refusedLink {
+                refused += 1
+                console.out("skipped \(r.owner): \(r.directory) is a symbolic link, not a directory; its target was left alone\n")
+            } else if r.skippedRunning {
                 console.out("skipped \(r.owner): it is running\n")
             } else {
                 console.out("cleaned \(r.owner): \(r.bytesFreed) bytes freed\n")
             }
         }
+        if refused > 0 { throw Self.linkRefusal(refused) }
     }
 }

@@ -14,33 +14,6 @@ public enum FileSystem {
     /// `path` without trailing slashes (see ``Paths/trimmingTrailingSlashes(_:)``).
     public static func trimmingTrailingSlashes(_ path: String) -> String { Paths.trimmingTrailingSlashes(path) }
 
-    /// The file's bytes, or `nil` when it does not exist.
-    public static func readFileIfPresent(_ path: String) throws(SystemError) -> [UInt8]? {
-        let fd = Syscalls.open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw SystemError("open", path: path, errno: errno)
-        }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw SystemError("stat", path: path, errno: errno) }
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw SystemError("read", path: path, errno: EISDIR) }
-        let expected = max(Int(st.st_size), 0) + 1
-        var result: [UInt8] = []
-        result.reserveCapacity(expected)
-        var buffer = [UInt8](repeating: 0, count: min(max(expected, 4096), 1 << 20))
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read", path: path, errno: errno)
-            }
-            if n == 0 { break }
-            result.append(contentsOf: buffer[0..<n])
-        }
-        return result
-    }
-
     /// Whether something exists at `path` (without following a final link).
     public static func exists(_ path: String) -> Bool {
         var st = stat()

@@ -49,8 +49,10 @@ enum TreeOperations {
     /// - Returns: the number of bytes copied.
     static func copyFile(_ source: String, to destination: String, mode: mode_t, modificationTime: timespec? = nil,
                          observe: ([UInt8]) -> Void = { _ in }) throws -> Int {
-        let input = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw SystemError("open", path: source, errno: errno) }
+        // Opened so that it cannot block, and refused unless a regular file.
+        guard let (input, _) = try FileSystem.openRegularFile(source, limit: Int.max, followLinks: false) else {
+            throw SystemError("open", path: source, errno: ENOENT)
+        }
         defer { close(input) }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw SystemError("create", path: destination, errno: errno) }
@@ -87,24 +89,11 @@ enum TreeOperations {
 
     /// Removes `path` and everything below it; a missing path is not an
     /// error. Read-only directories (an installed bundle) are made writable
-    /// first. Symbolic links are removed, never followed.
+    /// first. Symbolic links are removed, never followed, and no walk
+    /// crosses one (see ``DirectoryTree``).
     static func remove(_ path: String) throws {
-        var st = stat()
-        guard lstat(path, &st) == 0 else {
-            if errno == ENOENT { return }
-            throw SystemError("lstat", path: path, errno: errno)
-        }
-        if st.st_mode & S_IFMT == S_IFDIR {
-            if mode_t(st.st_mode) & 0o700 != 0o700 {
-                guard chmod(path, 0o700) == 0 else { throw SystemError("chmod", path: path, errno: errno) }
-            }
-            for name in try FileSystem.directoryEntries(path) {
-                try remove(path + "/" + name)
-            }
-            guard rmdir(path) == 0 else { throw SystemError("rmdir", path: path, errno: errno) }
-        } else {
-            guard unlink(path) == 0 || errno == ENOENT else { throw SystemError("unlink", path: path, errno: errno) }
-        }
+        // Walked on directory descriptors, in AppHomeSystem.
+        try DirectoryTree.remove(path)
     }
 
     /// Creates one directory with mode 0700 that must not exist yet (a new

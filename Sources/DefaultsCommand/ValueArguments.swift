@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import PropertyList
 
@@ -68,6 +69,9 @@ enum ValueArguments {
             return .string(text)
         case "-data":
             guard let bytes = ScalarParsing.hexData(text) else {
+                if text.utf8.count % 2 == 1 && text.utf8.allSatisfy({ Hex.value(of: $0) != nil }) {
+                    throw .usage("Could not parse \"\(text)\" as hex data: an odd number of hex digits (two make a byte); leaving defaults unchanged.")
+                }
                 throw .usage("Could not parse \"\(text)\" as hex data (use hex digits 0-9, a-f); leaving defaults unchanged.")
             }
             return .data(bytes)

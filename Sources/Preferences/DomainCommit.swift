@@ -50,6 +50,13 @@ public enum DomainCommit {
         var contents = old
         let result = try change(&contents)
         if contents == old { return (Outcome(old: old, new: contents, written: false), result) }
+        // A date of inf or nan has no calendar form (XML, JSON and `read`
+        // could never print it): refused in what this change sets.
+        for (key, value) in contents where old[key] != value {
+            if let (where_, seconds) = value.firstNonFiniteDate(at: key) {
+                throw PreferencesError.encoding(domain, .malformed(format: "date", detail: "the date at \(where_) is \(seconds), not a finite time; only finite dates can be stored"))
+            }
+        }
         do {
             if contents.isEmpty {
                 try FileSystem.removeFile(path)

@@ -215,7 +215,16 @@ public enum Request: Equatable, Sendable {
         }
         guard case .dictionary(let d) = value else { return (0, .failure(.malformed("the payload is not a dictionary"))) }
         var id = 0
-        if case .integer(let n)? = d["id"], let small = Int(exactly: n) { id = small }
+        switch d["id"] {
+        case nil: break
+        case .integer(let n)? where Int(exactly: n) != nil: id = Int(exactly: n)!
+        default: return (0, .failure(.malformed("id must be an integer")))
+        }
+        switch d["op"] {
+        case .integer?: break
+        case nil: return (id, .failure(.malformed("the request has no op")))
+        default: return (id, .failure(.malformed("op must be an integer")))
+        }
         guard case .integer(let op)? = d["op"] else { return (id, .failure(.malformed("the request has no op"))) }
         guard let code = Int(exactly: op), let operation = Operation(rawValue: code) else {
             return (id, .failure(.unknownOperation(Int(clamping: op))))
@@ -261,7 +270,10 @@ public enum Request: Equatable, Sendable {
                 c.set = set
             }
             if d["remove"] != nil { c.remove = try strings(d["remove"], "remove") }
-            if case .bool(true)? = d["removeAll"] { c.removeAll = true }
+            if let r = d["removeAll"] {
+                guard case .bool(let b) = r else { throw .malformed("removeAll must be a boolean") }
+                c.removeAll = b
+            }
             if let e = d["expect"] {
                 guard case .dictionary(let expect) = e else { throw .malformed("expect must be a dictionary") }
                 for (k, v) in expect { c.expected[k] = .some(v) }
@@ -278,8 +290,12 @@ public enum Request: Equatable, Sendable {
         case .uninstall:
             guard case .string(let id)? = d["bundleIdentifier"] else { throw .malformed("uninstall needs a bundleIdentifier") }
             var env: [String: String] = [:]
-            if case .dictionary(let e)? = d["hookEnvironment"] {
-                for (k, v) in e { if case .string(let s) = v { env[k] = s } }
+            if let h = d["hookEnvironment"] {
+                guard case .dictionary(let e) = h else { throw .malformed("hookEnvironment must be a dictionary of strings") }
+                for (k, v) in e {
+                    guard case .string(let s) = v else { throw .malformed("hookEnvironment must be a dictionary of strings") }
+                    env[k] = s
+                }
             }
             return .uninstall(bundleIdentifier: id, hookEnvironment: HookEnvironment(from: env))
         case .keychainFind, .keychainDelete:

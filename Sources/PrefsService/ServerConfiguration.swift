@@ -20,6 +20,19 @@ public struct ServerConfiguration: Sendable {
     public var partialFrameTimeout: Double = 5
     /// Seconds a client may leave replies unread while they pile up.
     public var stalledWriteTimeout: Double = 10
+    /// Bytes of unread replies at which the service stops reading a
+    /// client's requests until it reads: a client that sends without
+    /// reading cannot make the queue grow.
+    public var clientOutputPauseBytes: Int = 1 << 20
+    /// Bytes of unread replies past which a client is dropped at once
+    /// (change notices keep coming while requests are paused). Above the
+    /// pause bound by more than the largest reply, so one big read is fine.
+    public var clientOutputDropBytes: Int = Frame.defaultMaximumPayload + (4 << 20)
+    /// Bytes of unread replies of all clients together at which every
+    /// client with replies waiting is paused: 100 flooding clients hold
+    /// this much, not 100 times the per-client bound. A client that reads
+    /// its replies is never paused by it.
+    public var totalOutputPauseBytes: Int = 32 << 20
     /// Connections served at once; more are refused.
     public var maximumClients: Int = 1000
     /// The uid served (besides root's): the service's own.

@@ -253,6 +253,10 @@ struct OldStyleScanner {
                     pos = save
                 }
             }
+            // A lone surrogate names no character: refused, never stored as U+FFFD.
+            guard Unicode.Scalar(value) != nil else {
+                throw error("unpaired UTF-16 surrogate \\U\(Hex4.digits(value)) in a string")
+            }
             appendScalar(value, to: &out)
         default:
             out.append(c)  // \" \\ \' and any other character stand for themselves
@@ -262,6 +266,14 @@ struct OldStyleScanner {
     private func appendScalar(_ value: UInt32, to out: inout [UInt8]) {
         let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
         out.append(contentsOf: String(scalar).utf8)
+    }
+}
+
+/// Four upper-case hex digits, for messages.
+fileprivate enum Hex4 {
+    static func digits(_ value: UInt32) -> String {
+        let s = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 }
 

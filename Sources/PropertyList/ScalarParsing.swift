@@ -52,9 +52,9 @@ public enum ScalarParsing {
         }
     }
 
-    /// Hex digits in either case, as `defaults -data` takes; an odd count is
-    /// allowed (the first digit becomes a byte of its own, as on macOS).
-    /// Whitespace is not allowed.
+    /// Hex digits in either case, as `defaults -data` takes: two per byte.
+    /// An odd count is refused (as the literal `<abc>` is), so no digit is
+    /// silently taken for a byte of its own. Whitespace is not allowed.
     public static func hexData(_ text: String) -> [UInt8]? {
         var nibbles: [UInt8] = []
         nibbles.reserveCapacity(text.utf8.count)
@@ -66,9 +66,9 @@ public enum ScalarParsing {
             default: return nil
             }
         }
+        guard nibbles.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
         var i = 0
-        if nibbles.count % 2 == 1 { out.append(nibbles[0]); i = 1 }
         while i < nibbles.count { out.append(nibbles[i] << 4 | nibbles[i + 1]); i += 2 }
         return out
     }

@@ -248,10 +248,11 @@ final class RangeReader {
     let size: Int
 
     init?(path: String) {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking and regular files only: a FIFO in a bundle cannot hang the reader.
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 { return nil }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { close(fd); return nil }
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }
         size = Int(st.st_size)
     }
 

@@ -191,6 +191,7 @@ final class Harness {
         (["write", "com.t", "k", "-bool", "maybe"], "Could not parse \"maybe\" as a boolean"),
         (["write", "com.t", "k", "-date", "yesterday"], "Could not parse \"yesterday\" as a date"),
         (["write", "com.t", "k", "-data", "xyz"], "Could not parse \"xyz\" as hex data"),
+        (["write", "com.t", "k", "-data", "abc"], "Could not parse \"abc\" as hex data: an odd number of hex digits"),
         (["write", "com.t", "k", "-int"], "-int needs a value"),
         (["read-type", "com.t"], "read-type needs a domain and a key"),
         (["rename", "com.t", "a"], "rename needs a domain, an old key and a new key"),

@@ -37,6 +37,15 @@ import Testing
         #expect(throws: PlistError.self) { try OldStyleText.parse(text) }
     }
 
+    @Test(arguments: ["\"\\UD800\"", "\"\\UDC00\"", "\"\\UD800x\"", "\"\\UD83D\\U0041\""])
+    func refusesAnUnpairedSurrogateEscapeInsteadOfStoringU_FFFD(_ text: String) {
+        #expect(throws: PlistError.self) { try OldStyleText.parse(text) }
+    }
+
+    @Test func readsASurrogatePairEscape() throws {
+        #expect(try OldStyleText.parse("\"\\UD83D\\UDE00\"") == .string("\u{1F600}"))
+    }
+
     @Test func reportsLineAndColumn() {
         #expect(throws: PlistError.malformed(format: "old-style", detail: "expected ';' after the value of key \"b\" at line 2, column 7")) {
             try OldStyleText.parse("{ a = 1;\nb = 2 }")

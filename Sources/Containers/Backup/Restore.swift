@@ -285,8 +285,9 @@ extension BackupService {
             let hasher = ContentHasher()
             var prefix: [UInt8] = []
             try containersErrors {
-                let fd = open(store.objectPath(hash), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-                guard fd >= 0 else { throw SystemError("open", path: store.objectPath(hash), errno: errno) }
+                guard let (fd, _) = try FileSystem.openRegularFile(store.objectPath(hash), limit: Int.max, followLinks: false) else {
+                    throw SystemError("open", path: store.objectPath(hash), errno: ENOENT)
+                }
                 defer { close(fd) }
                 try TreeOperations.readAll(fd, path: store.objectPath(hash)) { chunk in
                     if prefix.count < 16 { prefix += chunk.prefix(16 - prefix.count) }

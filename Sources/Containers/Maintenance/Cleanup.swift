@@ -30,12 +30,17 @@ public struct CleanupResult: Equatable, Sendable {
     /// True when the app (for a group: one of its member apps) was running
     /// (its run lock held), so nothing was removed.
     public var skippedRunning: Bool
+    /// True when the directory (or one on the way to it) is a symbolic
+    /// link, so nothing was removed: the link's target is never touched.
+    /// `doctor` replaces the link with an empty directory.
+    public var refusedLink: Bool
 
-    public init(owner: CleanupOwner, directory: String, bytesFreed: Int, skippedRunning: Bool) {
+    public init(owner: CleanupOwner, directory: String, bytesFreed: Int, skippedRunning: Bool, refusedLink: Bool = false) {
         self.owner = owner
         self.directory = directory
         self.bytesFreed = bytesFreed
         self.skippedRunning = skippedRunning
+        self.refusedLink = refusedLink
     }
 }
 
@@ -100,15 +105,25 @@ public struct Cleaner: ContainerOperation, Sendable {
         let current = transaction.registry
         for entry in current.sortedEntries {
             let caches = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName).caches
-            if let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches) }) {
+            if DirectoryTree.isSymbolicLink(caches) || DirectoryTree.isSymbolicLink(FileSystem.parentDirectory(caches)) {
+                report.results.append(CleanupResult(owner: .app(entry.bundleIdentifier), directory: caches, bytesFreed: 0,
+                                                    skippedRunning: false, refusedLink: true))
+                continue
+            }
+            if let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches, below: layout.root) }) {
                 candidates.append(Candidate(age: newest, rank: "0" + entry.bundleIdentifier.rawValue, owner: .app(entry.bundleIdentifier),
                                             caches: caches, members: [entry]))
             }
         }
         for (group, uuid) in current.groups.sorted(by: { $0.key < $1.key }) {
             let caches = layout.groupContainer(uuid: uuid).caches
+            if DirectoryTree.isSymbolicLink(caches) || DirectoryTree.isSymbolicLink(FileSystem.parentDirectory(caches)) {
+                report.results.append(CleanupResult(owner: .group(group), directory: caches, bytesFreed: 0,
+                                                    skippedRunning: false, refusedLink: true))
+                continue
+            }
             guard FileSystem.isDirectory(caches),
-                  let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches) }) else { continue }
+                  let newest = try containersErrors({ try TreeOperations.newestModification(inside: caches, below: layout.root) }) else { continue }
             let members = current.sortedEntries.filter { $0.groups.contains(group) }
             candidates.append(Candidate(age: newest, rank: "1" + group.rawValue, owner: .group(group), caches: caches, members: members))
         }
@@ -149,12 +164,15 @@ public struct Cleaner: ContainerOperation, Sendable {
                 }
                 held.append(lock)
             }
-            var freed = 0
-            for name in try FileSystem.directoryEntries(directory) {
-                freed += try TreeOperations.fileBytes(directory + "/" + name)
-                try TreeOperations.remove(directory + "/" + name)
+            // On directory descriptors from the root down: a `tmp` or
+            // `Library` replaced by a link is refused, its target untouched.
+            let freed: Int
+            do { freed = try DirectoryTree.removeContents(of: directory, below: layout.root) } catch {
+                if let refusal = error as? SystemError, DirectoryTree.isLinkRefusal(refusal) {
+                    return CleanupResult(owner: owner, directory: directory, bytesFreed: 0, skippedRunning: false, refusedLink: true)
+                }
+                throw error
             }
-            TreeOperations.syncDirectory(directory)
             return CleanupResult(owner: owner, directory: directory, bytesFreed: freed, skippedRunning: false)
         }
     }
@@ -175,23 +193,12 @@ extension TreeOperations {
     /// The newest modification time (seconds since 1970) of anything below
     /// `directory`, not counting the directory itself; `nil` when it is
     /// empty or missing. Links are not followed.
-    static func newestModification(inside directory: String) throws -> Double? {
-        var newest: Double?
-        for name in try FileSystem.directoryEntries(directory) {
-            try forEach(at: directory + "/" + name) { _, st in
-                let time = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-                newest = max(newest ?? time, time)
-            }
-        }
-        return newest
+    static func newestModification(inside directory: String, below base: String) throws -> Double? {
+        try DirectoryTree.newestModification(inside: directory, below: base)
     }
 
     /// The total size of the regular files at or below `path`.
     static func fileBytes(_ path: String) throws -> Int {
-        var total = 0
-        try forEach(at: path) { _, st in
-            if st.st_mode & S_IFMT == S_IFREG { total += Int(st.st_size) }
-        }
-        return total
+        try DirectoryTree.fileBytes(path)
     }
 }

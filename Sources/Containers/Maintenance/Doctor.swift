@@ -73,7 +73,10 @@ public struct Doctor: ContainerOperation, Sendable {
     /// 6. orphaned homes and group containers, in no registry entry: removed
     ///    when they hold no user data, else moved to `<root>/Recovered/`;
     /// 7. temporary files of killed registry or journal writers, and run
-    ///    lock files of homes that no longer exist.
+    ///    lock files of homes that no longer exist;
+    /// 8. temporary files of killed preference writers
+    ///    (`.<domain>.plist.<random>.tmp`) wherever domains live, removed
+    ///    only while no writer holds that domain's lock.
     ///
     /// - Parameters:
     ///   - dryRun: report only; change nothing.
@@ -84,12 +87,16 @@ public struct Doctor: ContainerOperation, Sendable {
                        hookTimeout: Double = 10) throws(ContainersError) -> DoctorReport {
         // A root where nothing was ever installed: nothing to check, and a
         // dry run must not even create the lock.
-        if !FileSystem.exists(layout.applicationsDirectory) && !FileSystem.exists(layout.groupsDirectory) { return DoctorReport() }
+        var report = DoctorReport()
+        if !FileSystem.exists(layout.applicationsDirectory) && !FileSystem.exists(layout.groupsDirectory) {
+            checkPreferenceTemporaryFiles(dryRun: dryRun, into: &report)
+            return report
+        }
         let lock = try registry.lock()
         defer { lock.unlock() }
-        var report = DoctorReport()
         let pending = checkJournal(dryRun: dryRun, environment: environment, hookTimeout: hookTimeout, into: &report)
         checkRegistryAndFiles(dryRun: dryRun, keeping: pending, into: &report)
+        checkPreferenceTemporaryFiles(dryRun: dryRun, into: &report)
         return report
     }
 
@@ -315,7 +322,19 @@ public struct Doctor: ContainerOperation, Sendable {
                                                      repair: "cannot repair it; reinstall the bundle with 'apphome update <\(entry.bundleName)>'",
                                                      outcome: .notRepaired))
             }
-            let missing = home.standardDirectories.filter { !FileSystem.isDirectory($0) }
+            // A standard directory replaced by a symbolic link (an app
+            // pointing `tmp` at `~/important`): the link goes, an empty
+            // directory takes its place, the target is left alone.
+            for link in ([home.path] + home.standardDirectories).filter(DirectoryTree.isSymbolicLink) {
+                let name = link == home.path ? "home" : String(link.dropFirst(home.path.count + 1))
+                add("\(id): its \(name) \(link) is a symbolic link, not a directory",
+                    "replaced the link with an empty directory (its target was left alone)",
+                    "replace the link with an empty directory (its target left alone)") {
+                    try FileSystem.removeFile(link)
+                    try TreeOperations.makeDirectory(link)
+                }
+            }
+            let missing = home.standardDirectories.filter { !DirectoryTree.isDirectoryNotLink($0) && !DirectoryTree.isSymbolicLink($0) }
             if !missing.isEmpty {
                 let names = missing.map { String($0.dropFirst(home.path.count + 1)) }.joined(separator: ", ")
                 add("\(id): its home \(home.path) lacks \(names)", "recreated them (empty)", "recreate them (empty)") {
@@ -336,7 +355,15 @@ public struct Doctor: ContainerOperation, Sendable {
         // Recorded groups.
         for (group, uuid) in current.groups.sorted(by: { $0.key < $1.key }) where !owned.groups.contains(uuid) {
             let container = layout.groupContainer(uuid: uuid)
-            let missing = container.standardDirectories.filter { !FileSystem.isDirectory($0) }
+            for link in container.standardDirectories.filter(DirectoryTree.isSymbolicLink) {
+                add("app group \(group): its \(link.dropFirst(container.path.count + 1)) \(link) is a symbolic link, not a directory",
+                    "replaced the link with an empty directory (its target was left alone)",
+                    "replace the link with an empty directory (its target left alone)") {
+                    try FileSystem.removeFile(link)
+                    try TreeOperations.makeDirectory(link)
+                }
+            }
+            let missing = container.standardDirectories.filter { !DirectoryTree.isDirectoryNotLink($0) && !DirectoryTree.isSymbolicLink($0) }
             if !missing.isEmpty {
                 add("app group \(group): its container \(container.path) is missing or incomplete",
                     "recreated it (empty where missing)", "recreate it") {

@@ -254,7 +254,8 @@ public enum DeviceKey {
 
     /// Reads the key file, refusing one readable by others or owned by another user.
     static func readKeyFile(_ path: String) throws(KeychainError) -> SecureBytes? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // Non-blocking: a FIFO put in its place cannot hang the keychain.
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw .system(SystemError("open", path: path, errno: errno))
@@ -262,6 +263,9 @@ public enum DeviceKey {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw .system(SystemError("stat", path: path, errno: errno)) }
+        if st.st_mode & S_IFMT != S_IFREG {
+            throw .corrupt(path: path, reason: "it is \(FileSystem.kindDescription(st.st_mode)), not a regular file")
+        }
         if st.st_mode & 0o077 != 0 { throw .keyStoreUnavailable("the key file \(path) is accessible to other users (mode must be 0600)") }
         if st.st_uid != getuid() { throw .keyStoreUnavailable("the key file \(path) belongs to another user") }
         let size = fileMagic.count + Sodium.keyBytes

@@ -3,13 +3,13 @@ import Glibc
 #endif
 import AppHomeSystem
 
-/// Reading the keychain's own files: opened with `O_NOFOLLOW` (a symbolic
-/// link is refused), and refused when another user owns them or may read
+/// Reading the keychain's own files: opened with `O_NOFOLLOW|O_NONBLOCK` (a
+/// symbolic link is refused, a FIFO cannot block), and refused when another user owns them or may read
 /// or write them, since AppHome writes them 0600.
 enum PrivateFile {
     /// The file's bytes, or `nil` when it does not exist.
     static func read(_ path: String) throws(KeychainError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP { throw .corrupt(path: path, reason: "it is a symbolic link") }

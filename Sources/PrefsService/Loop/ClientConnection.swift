@@ -35,11 +35,15 @@ final class ClientConnection {
 
     var hasOutput: Bool { outputStart < output.count }
 
+    /// Bytes of replies queued and not yet taken by the socket.
+    var queuedBytes: Int { output.count - outputStart }
+
     /// What the loop waits for on this socket: requests unless closing,
-    /// room to write while replies wait.
-    var pollEvents: Int16 {
+    /// paused (see ``PrefsServer/isPaused(_:)``) or still holding complete
+    /// frames to handle; room to write while replies wait.
+    func pollEvents(paused: Bool) -> Int16 {
         var events: Int16 = 0
-        if !closing { events |= Int16(POLLIN) }
+        if !closing && !paused && !reader.hasCompleteFrame { events |= Int16(POLLIN) }
         if hasOutput { events |= Int16(POLLOUT) }
         return events
     }
@@ -47,6 +51,12 @@ final class ClientConnection {
     func enqueue(_ bytes: [UInt8]) {
         if !hasOutput { lastOutputProgress = UnixSocket.now() }
         output.append(contentsOf: bytes)
+    }
+
+    /// Forgets the queued replies of a client about to be dropped.
+    func discardOutput() {
+        output = []
+        outputStart = 0
     }
 
     /// Reads what is available, at most `limit` bytes; false when the peer

@@ -11,8 +11,8 @@ extension PrefsServer {
     func readRequests(_ order: [Int], events: [Int16], now: Double) {
         for (i, id) in order.enumerated() {
             guard let c = clients[id] else { continue }
-            if events[i] & Int16(POLLIN | POLLHUP | POLLERR) != 0 && !c.closing {
-                if !c.readAvailable(now: now, limit: 1 << 20) { c.peerClosed = true }
+            if events[i] & Int16(POLLIN | POLLHUP | POLLERR) != 0 && !c.closing && !isPaused(c) && !c.reader.hasCompleteFrame {
+                if !c.readAvailable(now: now, limit: 256 << 10) { c.peerClosed = true }
             }
             processFrames(c)
             c.notePartialFrame(now: now)
@@ -45,9 +45,17 @@ extension PrefsServer {
         subscriptions.removeClient(id, at: Set(c.subscriptions.values))
     }
 
+    /// Whether requests of `c` wait until it reads its replies: its own
+    /// unread replies are over the per-client bound, or it has some while
+    /// all clients' together are over the total bound.
+    func isPaused(_ c: ClientConnection) -> Bool {
+        c.queuedBytes > configuration.clientOutputPauseBytes
+            || (c.hasOutput && queuedOutputBytes > configuration.totalOutputPauseBytes)
+    }
+
     private func processFrames(_ c: ClientConnection) {
         var handled = 0
-        while !c.closing && !c.waitingForCommit && handled < 64 {
+        while !c.closing && !c.waitingForCommit && handled < 64 && !isPaused(c) {
             let payload: [UInt8]?
             do { payload = try c.reader.next() } catch {
                 let code: ErrorCode
@@ -71,10 +79,18 @@ extension PrefsServer {
     }
 
     func send(_ c: ClientConnection, _ reply: Reply) {
+        guard !c.failed else { return }
+        let before = c.queuedBytes
         do { c.enqueue(Frame.encode(try reply.encode())) } catch {
             if case .response(let id, _) = reply, let fallback = try? Reply.response(id: id, .failure(RemoteError(.preferences, "the reply cannot be encoded: \(error)"))).encode() {
                 c.enqueue(Frame.encode(fallback))
             }
+        }
+        queuedOutputBytes += c.queuedBytes - before
+        if c.queuedBytes > configuration.clientOutputDropBytes {
+            configuration.log("prefsd: client \(c.id) left \(c.queuedBytes) bytes of replies unread (over \(configuration.clientOutputDropBytes)); disconnected")
+            c.failed = true
+            c.discardOutput()
         }
     }
 }

@@ -22,6 +22,9 @@ public final class PrefsServer {
     private var signalSources: [DispatchSourceSignal] = []
     var clients: [Int: ClientConnection] = [:]
     var nextClientID = 1
+    /// Unread reply bytes of all clients, counted at the start of each
+    /// turn and kept up as replies are queued (see ``isPaused(_:)``).
+    var queuedOutputBytes = 0
     let cache: DomainCache
     /// The managed directory, when the configuration names one.
     let managedWatch: ManagedWatch?
@@ -100,10 +103,12 @@ public final class PrefsServer {
         ]
         let order = clients.keys.sorted()
         var busy = false
+        queuedOutputBytes = clients.values.reduce(0) { $0 + $1.queuedBytes }
         for id in order {
             let c = clients[id]!
-            fds.append(pollfd(fd: c.fd, events: c.pollEvents, revents: 0))
-            if !c.closing && c.reader.hasCompleteFrame { busy = true }
+            let paused = isPaused(c)
+            fds.append(pollfd(fd: c.fd, events: c.pollEvents(paused: paused), revents: 0))
+            if !c.closing && !paused && !c.waitingForCommit && c.reader.hasCompleteFrame { busy = true }
         }
         let timeout: Int32 = busy ? 0 : 1000
         let n = poll(&fds, nfds_t(fds.count), timeout)
