@@ -139,14 +139,7 @@ public enum DirectoryTree {
         }
         defer { closedir(dir) }
         rewinddir(dir)
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in
-                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        return FileSystem.names(in: dir)
     }
 
     // MARK: - Walks on descriptors

@@ -50,17 +50,7 @@ extension FileSystem {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw SystemError("stat", path: path, errno: errno) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw SystemError("read", path: path, errno: EINVAL) }
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("read", path: path, errno: errno)
-            }
-            if n == 0 { break }
-            result.append(contentsOf: buffer[0..<n])
-        }
-        return (result, FileOwnership(owner: st.st_uid, permissions: st.st_mode & 0o7777))
+        let bytes = try FileSystem.readAll(fd, path: path, limit: FileSystem.defaultReadLimit, sizeHint: Int(st.st_size))
+        return (bytes, FileOwnership(owner: st.st_uid, permissions: st.st_mode & 0o7777))
     }
 }

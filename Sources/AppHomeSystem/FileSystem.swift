@@ -56,6 +56,12 @@ public enum FileSystem {
             throw SystemError("opendir", path: path, errno: errno)
         }
         defer { closedir(dir) }
+        return names(in: dir)
+    }
+
+    /// The names `readdir` gives for the open directory stream `dir`,
+    /// without `.` and `..`.
+    static func names(in dir: OpaquePointer) -> [String] {
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in

@@ -84,9 +84,15 @@ extension FileSystem {
     public static func readRegularFile(_ path: String, limit: Int, followLinks: Bool) throws(SystemError) -> [UInt8]? {
         guard let (fd, st) = try openRegularFile(path, limit: limit, followLinks: followLinks) else { return nil }
         defer { close(fd) }
+        return try readAll(fd, path: path, limit: limit, sizeHint: Int(st.st_size))
+    }
+
+    /// Everything left to read from `fd`, refusing more than `limit` bytes;
+    /// `path` names the file in errors, `sizeHint` sizes the buffer.
+    public static func readAll(_ fd: Int32, path: String, limit: Int, sizeHint: Int) throws(SystemError) -> [UInt8] {
         var result: [UInt8] = []
-        result.reserveCapacity(Int(st.st_size))
-        var buffer = [UInt8](repeating: 0, count: min(max(Int(st.st_size) + 1, 4096), 1 << 20))
+        result.reserveCapacity(min(sizeHint, limit))
+        var buffer = [UInt8](repeating: 0, count: min(max(sizeHint + 1, 4096), 1 << 20))
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {

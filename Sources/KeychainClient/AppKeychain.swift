@@ -55,22 +55,28 @@ public final class AppKeychain {
         }
         self.bundleIdentifier = bundleIdentifier
         self.root = root
+        // Issued at install; a home from before credentials existed gets one now.
+        access = try Self.access(root: root, configuration: configuration, now: now, caller: bundleIdentifier, whose: "the app's") {
+            () throws(KeychainError) in try AppCredential.issue(home: home)
+        }
+    }
+
+    /// prefsd when the configuration lets it answer for `root`, showing the
+    /// credential `issue` gives for `caller`; else the files.
+    private static func access(root: String, configuration: Configuration, now: @escaping @Sendable () -> PlistDate,
+                               caller: String, whose: String,
+                               issue: () throws(KeychainError) -> String) throws(AppKeychainError) -> any KeychainAccess {
         let local = Keychain(root: root, policy: DeviceKeyPolicy(configuration: configuration), now: now)
         let connection: PrefsConnection?
         do {
             connection = try PrefsdSettings(configuration: configuration).connect(root: root)
         } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
-        guard let connection else {
-            access = local
-            return
-        }
-        // Issued at install; a home from before credentials existed gets one now.
+        guard let connection else { return local }
         let token: String
-        do throws(KeychainError) { token = try AppCredential.issue(home: home) } catch {
-            throw .prefsd("cannot issue the app's credential for prefsd: \(error.description)")
+        do throws(KeychainError) { token = try issue() } catch {
+            throw .prefsd("cannot issue \(whose) credential for prefsd: \(error.description)")
         }
-        access = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: bundleIdentifier, credential: token),
-                                directory: local.directory)
+        return DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: caller, credential: token), directory: local.directory)
     }
 
     /// The user's login keychain under `root` (the `login` group, which
@@ -83,21 +89,8 @@ public final class AppKeychain {
         bundleIdentifier = KeychainContext.loginGroupName
         context = .login
         self.root = root
-        let local = Keychain(root: root, policy: DeviceKeyPolicy(configuration: configuration), now: now)
-        let connection: PrefsConnection?
-        do {
-            connection = try PrefsdSettings(configuration: configuration).connect(root: root)
-        } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
-        guard let connection else {
-            access = local
-            return
-        }
-        let token: String
-        do throws(KeychainError) { token = try LoginCredential.issue(root: root) } catch {
-            throw .prefsd("cannot issue the user's credential for prefsd: \(error.description)")
-        }
-        access = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: KeychainContext.loginGroupName, credential: token),
-                                directory: local.directory)
+        access = try Self.access(root: root, configuration: configuration, now: now, caller: KeychainContext.loginGroupName,
+                                 whose: "the user's") { () throws(KeychainError) in try LoginCredential.issue(root: root) }
     }
 
     /// The keychain of the app `apphome run` runs in (the configuration's

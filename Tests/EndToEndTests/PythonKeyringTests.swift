@@ -48,7 +48,15 @@ struct PythonKeyringTests {
     @Test func keyringSetsGetsAndDeletesAPasswordInTheLoginKeychain() throws {
         try FileManager.default.createDirectory(at: t.root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let backends = try keyring(["--list-backends"])
-        #expect(backends.stdout.hasPrefix("apphome_keyring.AppHomeKeyring (priority: 10)\n"), "\(backends)")
+        // keyring lists its backends in no fixed order: AppHome's must be there and rank highest.
+        let ranked = backends.stdout.split(separator: "\n").compactMap { line -> (String, Double)? in
+            guard let open = line.lastIndex(of: "("), line.hasSuffix(")") else { return nil }
+            let name = line[..<open].trimmingCharacters(in: .whitespaces)
+            let priority = line[line.index(open, offsetBy: 1)..<line.index(before: line.endIndex)].replacingOccurrences(of: "priority: ", with: "")
+            return Double(priority).map { (name, $0) }
+        }
+        #expect(ranked.contains { $0 == ("apphome_keyring.AppHomeKeyring", 10) }, "\(backends)")
+        #expect(ranked.max { $0.1 < $1.1 }?.0 == "apphome_keyring.AppHomeKeyring", "\(backends)")
 
         let set = try keyring(["set", "upload.example.org", "ray"], stdin: "pa55 word\n")
         #expect(set.status == 0, "\(set)")
