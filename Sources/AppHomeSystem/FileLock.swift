@@ -2,22 +2,27 @@
 import Glibc
 #endif
 
-/// An exclusive advisory lock (`flock`) held on a lock file until
-/// ``unlock()`` or deinitialisation. The kernel drops it when the process
-/// dies, so a crashed writer never leaves a stale lock.
+/// An advisory lock (`flock`) held on a lock file until ``unlock()`` or
+/// deinitialisation. The kernel drops it when the process dies, so a crashed
+/// holder never leaves a stale lock. The one wrapper of `flock`: the domain
+/// locks of the commit path and the homes' run locks are both this.
 public final class FileLock {
+    /// Whether others may hold the lock at the same time.
+    public enum Mode: Sendable {
+        case shared, exclusive
+
+        var operation: Int32 { self == .shared ? LOCK_SH : LOCK_EX }
+    }
+
     private var fd: Int32
 
     /// Opens (creating 0600 if needed) `path` and blocks until the lock is held.
-    public init(path: String) throws(SystemError) {
+    public init(path: String, mode: Mode = .exclusive) throws(SystemError) {
         fd = Syscalls.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SystemError("open lock", path: path, errno: errno) }
-        while Syscalls.lock(fd, LOCK_EX, path: path) != 0 {
-            if errno == EINTR { continue }
-            let e = errno
-            close(fd)
+        do { _ = try Self.acquire(fd, mode.operation, path: path) } catch {
             fd = -1
-            throw SystemError("flock", path: path, errno: e)
+            throw error
         }
     }
 
@@ -36,14 +41,28 @@ public final class FileLock {
             if errno == ENOENT { return FileLock(holding: -1) }
             throw SystemError("open lock", path: path, errno: errno)
         }
-        while Syscalls.lock(fd, LOCK_EX | LOCK_NB, path: path) != 0 {
+        return try acquire(fd, LOCK_EX | LOCK_NB, path: path) ? FileLock(holding: fd) : nil
+    }
+
+    /// The lock at `path` (created 0600 if needed) taken with `mode` without
+    /// waiting; `nil` when another process holds it in a conflicting mode.
+    public static func ifFree(path: String, mode: Mode) throws(SystemError) -> FileLock? {
+        let fd = Syscalls.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw SystemError("open lock", path: path, errno: errno) }
+        return try acquire(fd, mode.operation | LOCK_NB, path: path) ? FileLock(holding: fd) : nil
+    }
+
+    /// `flock(fd, operation)`, retrying `EINTR`. False when a non-blocking
+    /// attempt finds the lock held; on false or a throw `fd` is closed.
+    private static func acquire(_ fd: Int32, _ operation: Int32, path: String) throws(SystemError) -> Bool {
+        while Syscalls.lock(fd, operation, path: path) != 0 {
             if errno == EINTR { continue }
             let e = errno
             close(fd)
-            if e == EWOULDBLOCK { return nil }
+            if e == EWOULDBLOCK && operation & LOCK_NB != 0 { return false }
             throw SystemError("flock", path: path, errno: e)
         }
-        return FileLock(holding: fd)
+        return true
     }
 
     /// Releases the lock.

@@ -9,48 +9,23 @@ import Preferences
 /// it exclusively and leave the home alone when they cannot. The kernel
 /// drops an `flock` when its holder dies, so it is never stale.
 public final class RunLock {
-    private var fd: Int32
+    private let lock: FileLock
 
-    private init(fd: Int32) { self.fd = fd }
-
-    private static func open(_ path: String) throws(SystemError) -> Int32 {
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw SystemError("open lock", path: path, errno: errno) }
-        return fd
-    }
+    private init(_ lock: FileLock) { self.lock = lock }
 
     /// Takes the lock at `path` shared, waiting only while a cleaner holds it.
     public static func shared(_ path: String) throws(SystemError) -> RunLock {
-        let fd = try open(path)
-        while flock(fd, LOCK_SH) != 0 {
-            if errno == EINTR { continue }
-            let e = errno
-            close(fd)
-            throw SystemError("flock", path: path, errno: e)
-        }
-        return RunLock(fd: fd)
+        RunLock(try FileLock(path: path, mode: .shared))
     }
 
     /// Takes the lock at `path` exclusively without waiting; `nil` when a
     /// running app holds it.
     public static func exclusiveIfFree(_ path: String) throws(SystemError) -> RunLock? {
-        let fd = try open(path)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            let e = errno
-            close(fd)
-            if e == EWOULDBLOCK { return nil }
-            throw SystemError("flock", path: path, errno: e)
-        }
-        return RunLock(fd: fd)
+        try FileLock.ifFree(path: path, mode: .exclusive).map(RunLock.init)
     }
 
     /// Releases the lock.
-    public func unlock() {
-        if fd >= 0 { close(fd); fd = -1 }
-    }
-
-    deinit { unlock() }
+    public func unlock() { lock.unlock() }
 }
 
 extension ContainerOperation {
