@@ -44,7 +44,7 @@ extension AppHomeCommand {
         // subscribers learn of the app's domain going away; the output is the same.
         let settings = try PrefsdSettings(configuration: environment.configuration)
         if let connection = try settings.connect(root: manager.layout.root) {
-            let result: [String: PlistValue]
+            let result: [PlistKey: PlistValue]
             do { result = try connection.call(.uninstall(bundleIdentifier: id.rawValue, hookEnvironment: HookEnvironment(from: environment.configuration.hookVariables))) } catch {
                 if case .remote(let e) = error, e.code == ErrorCode.containers.rawValue { throw CommandFailure.failure(e.message) }
                 throw CommandFailure.failure(error.description)

@@ -39,7 +39,9 @@ public final class DirectoryWatcher {
     public func drain() -> [String] {
         overflowed = false
         var paths: [String] = []
-        var seen: Set<String> = []
+        // By bytes: two names that are canonically equivalent (one `String`)
+        // are two files.
+        var seen: Set<[UInt8]> = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -62,7 +64,7 @@ public final class DirectoryWatcher {
                         continue
                     }
                     let path = dir + "/" + String(decoding: nameBytes, as: UTF8.self)
-                    if seen.insert(path).inserted { paths.append(path) }
+                    if seen.insert(Array(path.utf8)).inserted { paths.append(path) }
                 }
             }
         }

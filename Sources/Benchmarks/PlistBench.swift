@@ -119,7 +119,7 @@ public enum PlistBench {
 
     static func generate(_ path: String, megabytes: Double) throws(BenchFailure) {
         var r = SplitMix(state: 42)
-        var records: [String: PlistValue] = [:]
+        var records: [PlistKey: PlistValue] = [:]
         let target = Int(megabytes * 1_048_576)
         var i = 0
         var bytes: [UInt8] = []

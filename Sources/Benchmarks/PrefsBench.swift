@@ -91,7 +91,7 @@ public struct PrefsBench {
             let prefix = try option("prefix")
             for n in 0..<count {
                 let key = "\(prefix)-\(n)"
-                try Self.step("after \(n) writes: ") { _ = try c.call(.write(domain, set: [key: .integer(Int128(n))])) }
+                try Self.step("after \(n) writes: ") { _ = try c.call(.write(domain, set: [PlistKey(key): .integer(Int128(n))])) }
                 if flags.contains("--log-acks") { Self.out(key) }
             }
         case "embedded-writes":
@@ -154,7 +154,7 @@ public struct PrefsBench {
                 if let c = try? PrefsConnection(socketPath: socket, root: root) {
                     for n in 0..<count {
                         let t = UnixSocket.now()
-                        do { _ = try c.call(.write(domain, set: ["storm-\(worker)": .integer(Int128(n))])) } catch {
+                        do { _ = try c.call(.write(domain, set: [PlistKey("storm-\(worker)"): .integer(Int128(n))])) } catch {
                             tally.failures.add(1, ordering: .relaxed)
                             break
                         }

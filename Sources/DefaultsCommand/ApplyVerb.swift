@@ -13,12 +13,12 @@ struct DesiredState: Equatable {
         /// The domain's name as the file gives it (how changes name it).
         var name: String
         var domain: Domain
-        var set: [String: PlistValue]
+        var set: [PlistKey: PlistValue]
         var delete: [String]
         var exact: Bool
 
         /// The contents `current` becomes.
-        func contents(from current: [String: PlistValue]) -> [String: PlistValue] {
+        func contents(from current: [PlistKey: PlistValue]) -> [PlistKey: PlistValue] {
             var result = exact ? [:] : current
             for k in delete { result[k] = nil }
             result.merge(set) { _, new in new }
@@ -43,11 +43,12 @@ struct DesiredState: Equatable {
             if n < 1 { throw bad("$version must be at least 1") }
         }
         var domains: [DomainState] = []
-        for name in top.keys.sorted() where name != "$version" {
+        for topKey in top.keys.sorted() where topKey != "$version" {
+            let name = topKey.string
             if name.hasPrefix("$") { throw bad("unknown directive \(name)") }
             let domain: Domain
             do { domain = try Domain(argument: name) } catch { throw bad(error.description) }
-            guard case .dictionary(let entries) = top[name]! else { throw bad("domain \(name) must be a dictionary of keys") }
+            guard case .dictionary(let entries) = top[topKey]! else { throw bad("domain \(name) must be a dictionary of keys") }
             var state = DomainState(name: name, domain: domain, set: [:], delete: [], exact: false)
             for (key, v) in entries {
                 switch key {
@@ -61,7 +62,7 @@ struct DesiredState: Equatable {
                     guard case .bool(let b) = v else { throw bad("$exact of \(name) must be a boolean") }
                     state.exact = b
                 default:
-                    if key.hasPrefix("$") { throw bad("unknown directive \(key) in domain \(name)") }
+                    if key.string.hasPrefix("$") { throw bad("unknown directive \(key) in domain \(name)") }
                     state.set[key] = v
                 }
             }
@@ -85,12 +86,12 @@ struct AppliedChange: Equatable {
     var new: PlistValue?
 
     /// The changes from `old` to `new`, in key order.
-    static func between(_ old: [String: PlistValue], _ new: [String: PlistValue], domain: String) -> [AppliedChange] {
+    static func between(_ old: [PlistKey: PlistValue], _ new: [PlistKey: PlistValue], domain: String) -> [AppliedChange] {
         Set(old.keys).union(new.keys).sorted().compactMap { k in
             switch (old[k], new[k]) {
-            case (nil, let n?): return AppliedChange(domain: domain, key: k, kind: .added, old: nil, new: n)
-            case (let o?, nil): return AppliedChange(domain: domain, key: k, kind: .removed, old: o, new: nil)
-            case (let o?, let n?) where o != n: return AppliedChange(domain: domain, key: k, kind: .changed, old: o, new: n)
+            case (nil, let n?): return AppliedChange(domain: domain, key: k.string, kind: .added, old: nil, new: n)
+            case (let o?, nil): return AppliedChange(domain: domain, key: k.string, kind: .removed, old: o, new: nil)
+            case (let o?, let n?) where o != n: return AppliedChange(domain: domain, key: k.string, kind: .changed, old: o, new: n)
             default: return nil
             }
         }
@@ -151,7 +152,7 @@ extension DefaultsCommand {
             let current = try store.read(d.domain, scope: options.scope) ?? [:]
             let new = d.contents(from: current)
             if new == current { continue }
-            _ = try policy.check(d.domain, old: current, new: new, options: writeOptions(force: options.force, keys: Array(d.set.keys)))
+            _ = try policy.check(d.domain, old: current, new: new, options: writeOptions(force: options.force, keys: d.set.keys.map(\.string)))
             try ChangeSet(from: current, to: new).checkDepth(of: d.domain)
             planned += AppliedChange.between(current, new, domain: d.name)
         }
@@ -159,8 +160,8 @@ extension DefaultsCommand {
         if !dryRun {
             changes = []
             for d in desired.domains where planned.contains(where: { $0.domain == d.name }) {
-                var before: [String: PlistValue] = [:], after: [String: PlistValue] = [:]
-                let notes = try store.commit(d.domain, scope: options.scope, options: writeOptions(force: options.force, keys: Array(d.set.keys))) { contents in
+                var before: [PlistKey: PlistValue] = [:], after: [PlistKey: PlistValue] = [:]
+                let notes = try store.commit(d.domain, scope: options.scope, options: writeOptions(force: options.force, keys: d.set.keys.map(\.string))) { contents in
                     before = contents
                     contents = d.contents(from: contents)
                     after = contents

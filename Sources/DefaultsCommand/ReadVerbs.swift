@@ -9,7 +9,7 @@ extension DefaultsCommand {
         if args.first == "--effective" { return try readEffective(Array(args.dropFirst())) }
         if args.count > 2 { throw Self.unexpected(args[2]) }
         if args.isEmpty {
-            var all: [String: PlistValue] = [:]
+            var all: [PlistKey: PlistValue] = [:]
             for name in try store.domainNames() {
                 if let contents = try store.read(.named(name), scope: options.scope) { all[name] = .dictionary(contents) }
             }
@@ -54,11 +54,11 @@ extension DefaultsCommand {
         var found = false
         for (name, domain) in domains {
             guard let contents = try store.read(domain, scope: options.scope) else { continue }
-            let matches: [String: PlistValue]
+            let matches: [PlistKey: PlistValue]
             if name.lowercased().contains(needle) {
                 matches = contents
             } else {
-                matches = contents.filter { key, value in key.lowercased().contains(needle) || Self.contains(value, needle) }
+                matches = contents.filter { key, value in key.string.lowercased().contains(needle) || Self.contains(value, needle) }
             }
             guard !matches.isEmpty else { continue }
             found = true
@@ -71,7 +71,7 @@ extension DefaultsCommand {
         switch value {
         case .string(let s): return s.lowercased().contains(needle)
         case .array(let items): return items.contains { contains($0, needle) }
-        case .dictionary(let d): return d.contains { $0.key.lowercased().contains(needle) || contains($0.value, needle) }
+        case .dictionary(let d): return d.contains { $0.key.string.lowercased().contains(needle) || contains($0.value, needle) }
         default: return false
         }
     }

@@ -35,7 +35,7 @@ extension DefaultsCommand {
         if args.count > 1 { throw Self.unexpected(args[1]) }
         let domain = try self.domain(args, verb: "validate")
         let contents = try store.read(domain, scope: options.scope) ?? [:]
-        guard let validator = try validator(for: domain, keys: Array(contents.keys)) else {
+        guard let validator = try validator(for: domain, keys: contents.keys.map(\.string)) else {
             throw CommandFailure.failure("no settings bundle for domain \(domain) (install the app, register one under \(SettingsSchemaLookup.registeredDirectory(root: root)), or pass --settings-bundle)")
         }
         let found = validator.violations(domain: domain.description, contents: contents)

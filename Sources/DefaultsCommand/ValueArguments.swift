@@ -9,7 +9,7 @@ enum WriteRequest: Equatable {
     /// Append these items to the stored array (created when missing).
     case arrayAdd([PlistValue])
     /// Add or replace these entries of the stored dictionary (created when missing).
-    case dictAdd([String: PlistValue])
+    case dictAdd([PlistKey: PlistValue])
 }
 
 /// Parses the value part of `defaults write` with macOS rules, but
@@ -27,7 +27,7 @@ enum ValueArguments {
             while !rest.isEmpty { items.append(try element(&rest)) }
             return first == "-array" ? .set(.array(items)) : .arrayAdd(items)
         case "-dict", "-dict-add":
-            var entries: [String: PlistValue] = [:]
+            var entries: [PlistKey: PlistValue] = [:]
             var rest = args.dropFirst()
             while let keyArgument = rest.first {
                 let key: String

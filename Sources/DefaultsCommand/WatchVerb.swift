@@ -44,11 +44,13 @@ extension DefaultsCommand {
     /// The lines `watch` prints for a change: `key = value` for each new or
     /// changed key and `key deleted` for each removed key, in key order.
     static func lines(for change: DomainChange, key: String?) -> [String] {
-        var out: [(String, String)] = []
-        for (k, v) in change.set where key == nil || key == k {
+        // Keys compare by their exact scalars (``PlistKey``), never as `String`s.
+        let wanted = key.map { PlistKey($0) }
+        var out: [(PlistKey, String)] = []
+        for (k, v) in change.set where wanted == nil || wanted == k {
             out.append((k, "\(k) = \(OldStylePrinter.describe(v))"))
         }
-        for k in change.removed where key == nil || key == k { out.append((k, "\(k) deleted")) }
+        for name in change.removed where wanted == nil || wanted == PlistKey(name) { out.append((PlistKey(name), "\(name) deleted")) }
         return out.sorted { $0.0 < $1.0 }.map(\.1)
     }
 }

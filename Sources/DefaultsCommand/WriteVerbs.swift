@@ -21,7 +21,7 @@ extension DefaultsCommand {
             guard case .dictionary(let replacement) = rep else {
                 throw CommandFailure.failure("Rep argument is not a dictionary\nDefaults have not been changed.")
             }
-            reportWriteNotes(try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: Array(replacement.keys))) { $0 = replacement })
+            reportWriteNotes(try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: replacement.keys.map(\.string))) { $0 = replacement })
             return
         }
         let key = args[1]
@@ -41,7 +41,7 @@ extension DefaultsCommand {
                 }
                 try path.set(.array(array + items), in: &contents)
             case .dictAdd(let entries):
-                var dict: [String: PlistValue] = [:]
+                var dict: [PlistKey: PlistValue] = [:]
                 if let existing = path.value(in: contents) {
                     guard case .dictionary(let d) = existing else {
                         throw CommandFailure.failure("Value for key \(key) is not a dictionary; cannot add.  Leaving defaults unchanged.")
@@ -122,7 +122,7 @@ extension DefaultsCommand {
             throw CommandFailure.failure("Property list \(source) was not a dictionary\nDefaults have not been changed.")
         }
         // The store's write policy checks imported keys as it checks `write`.
-        reportWriteNotes(try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: Array(entries.keys))) {
+        reportWriteNotes(try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: entries.keys.map(\.string))) {
             $0.merge(entries) { _, new in new }
         })
     }

@@ -30,9 +30,9 @@ extension Keychain {
             }
         }
         if snapshot.isEmpty { return nil }
-        var files: [String: PlistValue] = [:]
+        var files: [PlistKey: PlistValue] = [:]
         for s in snapshot { files[s.group.rawValue] = .dictionary(["File": .data(s.bytes), "Key": .data(s.key)]) }
-        var top: [String: PlistValue] = [
+        var top: [PlistKey: PlistValue] = [
             "FormatVersion": .integer(Int128(Self.backupFormatVersion)), "DeviceID": .string(record.deviceID),
         ]
         if let password {
@@ -105,7 +105,7 @@ extension Keychain {
     /// The parts of a payload, checked.
     struct BackupPayload {
         var deviceID: String
-        var groups: [String: PlistValue]
+        var groups: [PlistKey: PlistValue]
         var password: (parameters: PassphraseParameters, check: [UInt8])?
     }
 
@@ -169,7 +169,7 @@ extension Keychain {
         }
         let thisDevice = try readRecord()?.deviceID
         let sameDevice = decoded.deviceID == thisDevice
-        for name in decoded.groups.keys.sorted() {
+        for name in decoded.groups.sortedKeyStrings {
             guard case .dictionary(let entry)? = decoded.groups[name], case .data(let bytes)? = entry["File"], case .data(let wrappedKey)? = entry["Key"],
                   let group = try? AccessGroup(name) else {
                 throw .corrupt(path: where_, reason: "the entry for group '\(name)' is malformed")

@@ -37,7 +37,7 @@ public final class DaemonKeychain: KeychainAccess {
     /// errSecInternalComponent: the service could not be reached or answered badly.
     public static let brokenStatus: Int32 = -2070
 
-    private func call(_ request: Request) throws(KeychainError) -> [String: PlistValue] {
+    private func call(_ request: Request) throws(KeychainError) -> [PlistKey: PlistValue] {
         do throws(PrefsClientError) { return try connection.call(request) } catch {
             switch error {
             case .remote(let e) where e.code == ErrorCode.keychain.rawValue:

@@ -19,8 +19,8 @@ extension DomainCommit {
     /// the commit waits for the write to finish: up to
     /// ``foreignWriteRetries`` reads, ``foreignWritePause`` apart (about a
     /// tenth of a second), then the last error is thrown as before.
-    static func loadSettled(_ load: (Domain, String) throws(PreferencesError) -> [String: PlistValue]?,
-                            _ domain: Domain, _ path: String) throws(PreferencesError) -> [String: PlistValue]? {
+    static func loadSettled(_ load: (Domain, String) throws(PreferencesError) -> [PlistKey: PlistValue]?,
+                            _ domain: Domain, _ path: String) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         var attempt = 0
         while true {
             do { return try load(domain, path) } catch {

@@ -18,11 +18,16 @@ public enum DomainCommit {
     /// What a commit found and left.
     public struct Outcome: Sendable {
         /// The contents before (empty for a domain that did not exist).
-        public var old: [String: PlistValue]
+        public var old: [PlistKey: PlistValue]
         /// The contents after.
-        public var new: [String: PlistValue]
+        public var new: [PlistKey: PlistValue]
         /// Whether the file was replaced or removed.
         public var written: Bool
+        /// The file's status right after the write, taken under the lock
+        /// (`nil` when it was removed or not written). A cache must record
+        /// this one: a `stat` after the lock is released may already see
+        /// the next writer's file.
+        public var status: FileStatus? = nil
     }
 
     /// Locks, loads, changes, commits.
@@ -36,8 +41,8 @@ public enum DomainCommit {
     ///     nothing is written.
     /// - Returns: the outcome and what `change` returned.
     public static func run<T>(_ domain: Domain, path: String,
-                              load: (Domain, String) throws(PreferencesError) -> [String: PlistValue]? = FilePreferenceStore.load,
-                              _ change: (inout [String: PlistValue]) throws -> T) throws -> (outcome: Outcome, result: T) {
+                              load: (Domain, String) throws(PreferencesError) -> [PlistKey: PlistValue]? = FilePreferenceStore.load,
+                              _ change: (inout [PlistKey: PlistValue]) throws -> T) throws -> (outcome: Outcome, result: T) {
         let dir = FileSystem.parentDirectory(path)
         let lock: FileLock
         do {
@@ -53,7 +58,7 @@ public enum DomainCommit {
         // A date of inf or nan has no calendar form (XML, JSON and `read`
         // could never print it): refused in what this change sets.
         for (key, value) in contents where old[key] != value {
-            if let (where_, seconds) = value.firstNonFiniteDate(at: key) {
+            if let (where_, seconds) = value.firstNonFiniteDate(at: key.string) {
                 throw PreferencesError.encoding(domain, .malformed(format: "date", detail: "the date at \(where_) is \(seconds), not a finite time; only finite dates can be stored"))
             }
         }
@@ -70,6 +75,6 @@ public enum DomainCommit {
         } catch let error as SystemError {
             throw PreferencesError.system(error)
         }
-        return (Outcome(old: old, new: contents, written: true), result)
+        return (Outcome(old: old, new: contents, written: true, status: FileStatus.of(path)), result)
     }
 }

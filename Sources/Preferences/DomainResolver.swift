@@ -1,4 +1,5 @@
 import AppHomeSystem
+import PropertyList
 /// Turns a domain into the file that holds it. The one place that knows the
 /// on-disk layout of preferences.
 ///
@@ -83,13 +84,14 @@ public struct DomainResolver: Sendable {
     public func domainNames() throws(PreferencesError) -> [String] {
         let names: [String]
         do { names = try FileSystem.directoryEntries(preferencesDirectory) } catch { throw .system(error) }
-        var result = Set(names.compactMap { name -> String? in
+        // By exact scalars: names that are canonically equivalent are two files.
+        var result = Set(names.compactMap { name -> PlistKey? in
             guard name.hasSuffix(".plist"), !name.hasPrefix(".") else { return nil }
-            return String(name.dropLast(6))
+            return PlistKey(String(name.dropLast(6)))
         })
         for app in installedAppDomains {
-            if let dir = appPreferencesDirectory(app), FileSystem.exists(dir + "/" + app + ".plist") { result.insert(app) }
+            if let dir = appPreferencesDirectory(app), FileSystem.exists(dir + "/" + app + ".plist") { result.insert(PlistKey(app)) }
         }
-        return result.sorted()
+        return result.sorted().map(\.string)
     }
 }

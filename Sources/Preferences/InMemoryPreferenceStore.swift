@@ -7,7 +7,7 @@ import Synchronization
 /// ``FilePreferenceStore``.
 public final class InMemoryPreferenceStore: PreferenceStore {
     private struct Slot: Hashable { var domain: Domain; var scope: HostScope }
-    private let domains = Mutex<[Slot: [String: PlistValue]]>([:])
+    private let domains = Mutex<[Slot: [PlistKey: PlistValue]]>([:])
     private let host: String
     private let policy: (any WritePolicy)?
 
@@ -16,12 +16,12 @@ public final class InMemoryPreferenceStore: PreferenceStore {
         self.policy = policy
     }
 
-    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]? {
+    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         domains.withLock { $0[Slot(domain: domain, scope: scope)] }
     }
 
     public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
-                       _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote] {
+                       _ change: (inout [PlistKey: PlistValue]) throws -> Void) throws -> [WriteNote] {
         try domains.withLock { all in
             let slot = Slot(domain: domain, scope: scope)
             let old = all[slot] ?? [:]

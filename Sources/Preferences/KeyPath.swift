@@ -44,7 +44,7 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
     public var description: String { text }
 
     /// The value at this path inside `root`, or `nil` if any step is missing.
-    public func value(in root: [String: PlistValue]) -> PlistValue? {
+    public func value(in root: [PlistKey: PlistValue]) -> PlistValue? {
         var current = PlistValue.dictionary(root)
         for component in components {
             switch current {
@@ -66,14 +66,14 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``PreferencesError/invalidKeyPath(_:reason:)`` when a step
     ///   meets a scalar, or an array index is not a number or out of range.
-    public func set(_ value: PlistValue, in root: inout [String: PlistValue]) throws(PreferencesError) {
+    public func set(_ value: PlistValue, in root: inout [PlistKey: PlistValue]) throws(PreferencesError) {
         var top = PlistValue.dictionary(root)
         try Self.set(value, components[...], in: &top, path: self)
         root = top.dictionaryValue ?? [:]
     }
 
     /// Removes the value at this path. Returns whether something was removed.
-    public func remove(from root: inout [String: PlistValue]) throws(PreferencesError) -> Bool {
+    public func remove(from root: inout [PlistKey: PlistValue]) throws(PreferencesError) -> Bool {
         var top = PlistValue.dictionary(root)
         let removed = try Self.remove(components[...], in: &top, path: self)
         root = top.dictionaryValue ?? [:]

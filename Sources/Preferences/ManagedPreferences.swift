@@ -43,7 +43,7 @@ public struct ManagedPreferences: Sendable {
 
     /// Every key forced in `domain` with its value and file: the global
     /// file's keys, then the domain's own, which win.
-    public func forced(in domain: Domain) -> [String: ForcedValue] {
+    public func forced(in domain: Domain) -> [PlistKey: ForcedValue] {
         guard let own = file(for: domain), directoryIsTrusted() else { return [:] }
         let global = file(for: .global)!
         var result = load(global, domain: .global).mapValues { ForcedValue(value: $0, file: global) }
@@ -54,15 +54,15 @@ public struct ManagedPreferences: Sendable {
     }
 
     /// The forced values of `domain` (``forced(in:)`` without the files).
-    public func forcedValues(in domain: Domain) -> [String: PlistValue] {
+    public func forcedValues(in domain: Domain) -> [PlistKey: PlistValue] {
         forced(in: domain).mapValues(\.value)
     }
 
     /// The trusted contents of every managed file, by domain (for a
     /// service that tells subscribers what changed).
-    public func all() -> [Domain: [String: PlistValue]] {
+    public func all() -> [Domain: [PlistKey: PlistValue]] {
         guard directoryIsTrusted(), let names = try? FileSystem.directoryEntries(directory) else { return [:] }
-        var result: [Domain: [String: PlistValue]] = [:]
+        var result: [Domain: [PlistKey: PlistValue]] = [:]
         for name in names where name.hasSuffix(".plist") {
             let base = String(name.dropLast(6))
             let domain: Domain
@@ -78,7 +78,7 @@ public struct ManagedPreferences: Sendable {
 
     /// The values forced in `domain` by `files` (what ``all()`` returned):
     /// the global file's, then the domain's own.
-    public static func forcedValues(in domain: Domain, of files: [Domain: [String: PlistValue]]) -> [String: PlistValue] {
+    public static func forcedValues(in domain: Domain, of files: [Domain: [PlistKey: PlistValue]]) -> [PlistKey: PlistValue] {
         guard case .named = domain else { return domain == .global ? files[.global] ?? [:] : [:] }
         return (files[.global] ?? [:]).merging(files[domain] ?? [:]) { _, mine in mine }
     }
@@ -98,7 +98,7 @@ public struct ManagedPreferences: Sendable {
         return true
     }
 
-    private func load(_ path: String, domain: Domain) -> [String: PlistValue] {
+    private func load(_ path: String, domain: Domain) -> [PlistKey: PlistValue] {
         let found: (bytes: [UInt8], ownership: FileOwnership)?
         do { found = try FileSystem.readFileWithOwnership(path) } catch {
             warn("ignoring managed preferences file \(path): \(error.errno == ELOOP ? "it is a symbolic link" : error.reason)")
@@ -144,7 +144,7 @@ public struct ManagedWritePolicy: WritePolicy {
         "Key \(key) of domain \(domain) is managed by \(file) and cannot be changed.\nDefaults have not been changed."
     }
 
-    public func check(_ domain: Domain, old: [String: PlistValue], new: [String: PlistValue],
+    public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
         let keys = Self.keysToCheck(old: old, new: new, options: options) + Self.keysRemoved(old: old, new: new)
         if keys.isEmpty { return [] }

@@ -18,7 +18,7 @@ import PropertyList
 /// - A domain that cannot be read is never overwritten or removed.
 public protocol PreferenceStore: Sendable {
     /// The stored contents of `domain`, or `nil` when it does not exist.
-    func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]?
+    func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [PlistKey: PlistValue]?
 
     /// Applies `change` to the contents of `domain` (empty when it does
     /// not exist), checks the result against the write policy, and commits
@@ -26,7 +26,7 @@ public protocol PreferenceStore: Sendable {
     ///
     /// - Returns: the policy's notes for the writer (warnings, forced values).
     func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
-                _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote]
+                _ change: (inout [PlistKey: PlistValue]) throws -> Void) throws -> [WriteNote]
 
     /// Names of the stored domains, sorted, without the global domain.
     func domainNames() throws(PreferencesError) -> [String]
@@ -39,13 +39,13 @@ public protocol PreferenceStore: Sendable {
 }
 
 extension PreferenceStore {
-    public func read(_ domain: Domain) throws(PreferencesError) -> [String: PlistValue]? {
+    public func read(_ domain: Domain) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         try read(domain, scope: .anyHost)
     }
 
     /// ``commit(_:scope:options:_:)`` with the default options (no
     /// `force`), its notes left unread.
-    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [String: PlistValue]) throws -> Void) throws {
+    public func update(_ domain: Domain, scope: HostScope, _ change: (inout [PlistKey: PlistValue]) throws -> Void) throws {
         _ = try commit(domain, scope: scope, options: WriteOptions(), change)
     }
 }
@@ -83,12 +83,12 @@ public struct FilePreferenceStore: PreferenceStore {
         try resolver.domainNames()
     }
 
-    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]? {
+    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         let path = try location(of: domain, scope: scope)
         return try Self.load(domain, path: path)
     }
 
-    public static func load(_ domain: Domain, path: String) throws(PreferencesError) -> [String: PlistValue]? {
+    public static func load(_ domain: Domain, path: String) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.readFileIfPresent(path) } catch {
             throw .unreadableDomain(domain, path: path, reason: error.reason)
@@ -117,7 +117,7 @@ public struct FilePreferenceStore: PreferenceStore {
     }
 
     public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
-                       _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote] {
+                       _ change: (inout [PlistKey: PlistValue]) throws -> Void) throws -> [WriteNote] {
         let path = try location(of: domain, scope: scope)
         return try DomainCommit.run(domain, path: path) { contents throws -> [WriteNote] in
             let old = contents

@@ -33,14 +33,14 @@ public struct UserDefaults: Sendable {
     public let store: PreferenceStore
     public let domain: Domain
     /// The argument domain, from ``argumentDomain(from:)``.
-    public var arguments: [String: PlistValue]
+    public var arguments: [PlistKey: PlistValue]
     /// The registration domain.
-    public var registered: [String: PlistValue]
+    public var registered: [PlistKey: PlistValue]
     /// The values forced for this domain (``ManagedPreferences/forcedValues(in:)``).
-    public var managed: [String: PlistValue]
+    public var managed: [PlistKey: PlistValue]
 
-    public init(store: PreferenceStore, domain: Domain, arguments: [String: PlistValue] = [:], registered: [String: PlistValue] = [:],
-                managed: [String: PlistValue] = [:]) {
+    public init(store: PreferenceStore, domain: Domain, arguments: [PlistKey: PlistValue] = [:], registered: [PlistKey: PlistValue] = [:],
+                managed: [PlistKey: PlistValue] = [:]) {
         self.store = store
         self.domain = domain
         self.arguments = arguments
@@ -55,7 +55,7 @@ public struct UserDefaults: Sendable {
     }
 
     /// Adds `defaults` to the registration domain (later calls win).
-    public mutating func register(_ defaults: [String: PlistValue]) {
+    public mutating func register(_ defaults: [PlistKey: PlistValue]) {
         registered.merge(defaults) { _, new in new }
     }
 
@@ -78,7 +78,7 @@ public struct UserDefaults: Sendable {
 
     /// Every key visible through the search list with its effective value
     /// (`dictionaryRepresentation`).
-    public func dictionaryRepresentation() throws(PreferencesError) -> [String: PlistValue] {
+    public func dictionaryRepresentation() throws(PreferencesError) -> [PlistKey: PlistValue] {
         var all = registered
         if domain != .global, let global = try store.read(.global) { all.merge(global) { _, new in new } }
         if let app = try store.read(domain) { all.merge(app) { _, new in new } }
@@ -97,8 +97,8 @@ public struct UserDefaults: Sendable {
     /// with `value` read as an old-style literal when it is one (so
     /// `-Size '(1, 2)'` gives an array) and as a string otherwise, as
     /// NSUserDefaults does. Other arguments are ignored.
-    public static func argumentDomain(from arguments: [String]) -> [String: PlistValue] {
-        var result: [String: PlistValue] = [:]
+    public static func argumentDomain(from arguments: [String]) -> [PlistKey: PlistValue] {
+        var result: [PlistKey: PlistValue] = [:]
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]

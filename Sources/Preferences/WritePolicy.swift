@@ -61,22 +61,22 @@ public protocol WritePolicy: Sendable {
     /// - Throws: ``PreferencesError/policyViolation(_:)`` when a value is
     ///   refused; ``PreferencesError/policyUnavailable(_:)`` when the rules
     ///   themselves cannot be read.
-    func check(_ domain: Domain, old: [String: PlistValue], new: [String: PlistValue],
+    func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                options: WriteOptions) throws(PreferencesError) -> [WriteNote]
 }
 
 extension WritePolicy {
     /// The keys a policy checks: those a change from `old` to `new` sets or
     /// changes, and the `checkedKeys` of `options` that `new` holds; sorted.
-    public static func keysToCheck(old: [String: PlistValue], new: [String: PlistValue], options: WriteOptions) -> [String] {
+    public static func keysToCheck(old: [PlistKey: PlistValue], new: [PlistKey: PlistValue], options: WriteOptions) -> [String] {
         var keys = Set(new.compactMap { k, v in old[k] == v ? nil : k })
-        for k in options.checkedKeys where new[k] != nil { keys.insert(k) }
-        return keys.sorted()
+        for k in options.checkedKeys where new[k] != nil { keys.insert(PlistKey(k)) }
+        return keys.sorted().map(\.string)
     }
 
     /// The keys a change from `old` to `new` removes, sorted.
-    public static func keysRemoved(old: [String: PlistValue], new: [String: PlistValue]) -> [String] {
-        old.keys.filter { new[$0] == nil }.sorted()
+    public static func keysRemoved(old: [PlistKey: PlistValue], new: [PlistKey: PlistValue]) -> [String] {
+        old.keys.filter { new[$0] == nil }.sorted().map(\.string)
     }
 }
 
@@ -90,7 +90,7 @@ public struct CombinedWritePolicy: WritePolicy {
         self.second = second
     }
 
-    public func check(_ domain: Domain, old: [String: PlistValue], new: [String: PlistValue],
+    public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
         try first.check(domain, old: old, new: new, options: options) + second.check(domain, old: old, new: new, options: options)
     }

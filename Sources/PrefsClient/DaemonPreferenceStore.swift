@@ -34,23 +34,23 @@ public final class DaemonPreferenceStore: PreferenceStore {
         self.policy = policy
     }
 
-    func call(_ request: Request) throws(PrefsClientError) -> [String: PlistValue] {
+    func call(_ request: Request) throws(PrefsClientError) -> [PlistKey: PlistValue] {
         try connection.withLock { c throws(PrefsClientError) in try c.call(request) }
     }
 
-    private func preferencesCall(_ request: Request, domain: Domain? = nil) throws(PreferencesError) -> [String: PlistValue] {
+    private func preferencesCall(_ request: Request, domain: Domain? = nil) throws(PreferencesError) -> [PlistKey: PlistValue] {
         do { return try call(request) } catch {
             if case .encoding(let e) = error, let domain { throw .encoding(domain, e) }
             throw .service(error.description)
         }
     }
 
-    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [String: PlistValue]? {
+    public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         try preferencesCall(.read(DomainAddress(domain, scope: scope), key: nil))["contents"]?.dictionaryValue
     }
 
     public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
-                       _ change: (inout [String: PlistValue]) throws -> Void) throws -> [WriteNote] {
+                       _ change: (inout [PlistKey: PlistValue]) throws -> Void) throws -> [WriteNote] {
         let address = DomainAddress(domain, scope: scope)
         for _ in 0..<Self.maximumAttempts {
             let base = try preferencesCall(.read(address, key: nil))["contents"]?.dictionaryValue ?? [:]

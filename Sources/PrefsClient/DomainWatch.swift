@@ -11,7 +11,7 @@ extension PrefsConnection {
     ///
     /// - Returns: the subscription number and the domain's contents now
     ///   (`nil` when it does not exist).
-    public func subscribe(_ address: DomainAddress) throws(PrefsClientError) -> (subscription: Int, contents: [String: PlistValue]?) {
+    public func subscribe(_ address: DomainAddress) throws(PrefsClientError) -> (subscription: Int, contents: [PlistKey: PlistValue]?) {
         let result = try call(.subscribe(address))
         guard case .integer(let n)? = result["subscription"], let sub = Int(exactly: n) else {
             throw .connection("prefsd did not number the subscription")
@@ -23,7 +23,7 @@ extension PrefsConnection {
     /// the handler returns `false` or the connection breaks.
     ///
     /// - Parameter initial: called once with the contents at subscription time.
-    public func watch(_ address: DomainAddress, initial: ([String: PlistValue]?) -> Void = { _ in },
+    public func watch(_ address: DomainAddress, initial: ([PlistKey: PlistValue]?) -> Void = { _ in },
                       handler: (DomainChange) -> Bool) throws(PrefsClientError) {
         let (sub, contents) = try subscribe(address)
         initial(contents)

@@ -49,7 +49,7 @@ public final class FileDomainWatch {
     /// - Throws: ``PreferencesError`` when the domain cannot be located or
     ///   read when watching starts (a damaged file), or when inotify is not
     ///   available.
-    public func watch(initial: ([String: PlistValue]?) -> Void = { _ in },
+    public func watch(initial: ([PlistKey: PlistValue]?) -> Void = { _ in },
                       handler: (DomainChange) -> Bool) throws(PreferencesError) {
         var store = makeStore()
         var path = try store.location(of: address.domain, scope: address.scope)
@@ -90,7 +90,7 @@ public final class FileDomainWatch {
             }
             let rewatched = !watcher.isWatching(FileSystem.parentDirectory(path)) && watcher.watch(FileSystem.parentDirectory(path))
             guard moved || watcher.overflowed || rewatched || touched.contains(path) else { continue }
-            let next: [String: PlistValue]?
+            let next: [PlistKey: PlistValue]?
             do { next = try store.read(address.domain, scope: address.scope) } catch { continue }
             if let change = DomainChange.between(current ?? [:], next ?? [:], subscription: 0, address: address) {
                 current = next

@@ -17,7 +17,7 @@ public final class LiveDomain {
     private let subscription: Int
     /// The domain followed.
     public let address: DomainAddress
-    private var current: [String: PlistValue]
+    private var current: [PlistKey: PlistValue]
 
     /// Subscribes to `address` on `connection` and loads its contents.
     public init(connection: PrefsConnection, address: DomainAddress) throws(PrefsClientError) {
@@ -29,7 +29,7 @@ public final class LiveDomain {
     }
 
     /// The domain's contents now (empty when it does not exist).
-    public func contents() throws(PrefsClientError) -> [String: PlistValue] {
+    public func contents() throws(PrefsClientError) -> [PlistKey: PlistValue] {
         for change in try connection.receivedChanges() where change.subscription == subscription {
             for key in change.removed { current[key] = nil }
             for (key, value) in change.set { current[key] = value }
@@ -43,7 +43,7 @@ public final class LiveDomain {
     }
 
     /// Sets keys through prefsd; returns once they are on disk.
-    public func set(_ values: [String: PlistValue]) throws(PrefsClientError) {
+    public func set(_ values: [PlistKey: PlistValue]) throws(PrefsClientError) {
         _ = try connection.call(.write(address, set: values))
     }
 }

@@ -59,7 +59,7 @@ public final class PrefsConnection {
     /// arrive meanwhile for ``nextChange()``.
     ///
     /// - Returns: the result fields of the reply.
-    public func call(_ request: Request) throws(PrefsClientError) -> [String: PlistValue] {
+    public func call(_ request: Request) throws(PrefsClientError) -> [PlistKey: PlistValue] {
         let id = nextID
         nextID += 1
         let payload: [UInt8]

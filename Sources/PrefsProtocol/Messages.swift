@@ -17,7 +17,7 @@ public struct DomainAddress: Hashable, Sendable {
     /// The wire fields: `domain` (a name, `NSGlobalDomain`, or an absolute
     /// path ending in `.plist`) and `host` (absent for any host, `""` for
     /// the current host, else a host name).
-    func encode(into d: inout [String: PlistValue]) {
+    func encode(into d: inout [PlistKey: PlistValue]) {
         switch domain {
         case .named(let n): d["domain"] = .string(n)
         case .global: d["domain"] = .string("NSGlobalDomain")
@@ -30,7 +30,7 @@ public struct DomainAddress: Hashable, Sendable {
         }
     }
 
-    init(decoding d: [String: PlistValue]) throws(ProtocolError) {
+    init(decoding d: [PlistKey: PlistValue]) throws(ProtocolError) {
         guard case .string(let name)? = d["domain"] else { throw .malformed("the request has no domain") }
         do { domain = try Domain(argument: name) } catch { throw .malformed(error.description) }
         switch d["host"] {
@@ -44,13 +44,13 @@ public struct DomainAddress: Hashable, Sendable {
 extension WriteOptions {
     /// `force` (a boolean, sent only when true), `idiom` (a string) and
     /// `check` (the checked keys, an array of strings).
-    func encode(into d: inout [String: PlistValue]) {
+    func encode(into d: inout [PlistKey: PlistValue]) {
         if force { d["force"] = .bool(true) }
         if let idiom { d["idiom"] = .string(idiom) }
         if !checkedKeys.isEmpty { d["check"] = .array(checkedKeys.map { .string($0) }) }
     }
 
-    init(decoding d: [String: PlistValue]) throws(ProtocolError) {
+    init(decoding d: [PlistKey: PlistValue]) throws(ProtocolError) {
         self.init()
         if let f = d["force"] {
             guard case .bool(let b) = f else { throw .malformed("force must be a boolean") }
@@ -77,12 +77,12 @@ public struct KeychainCaller: Equatable, Sendable {
         self.credential = credential
     }
 
-    func encode(into d: inout [String: PlistValue]) {
+    func encode(into d: inout [PlistKey: PlistValue]) {
         d["app"] = .string(bundleIdentifier)
         d["credential"] = .string(credential)
     }
 
-    init(decoding d: [String: PlistValue]) throws(ProtocolError) {
+    init(decoding d: [PlistKey: PlistValue]) throws(ProtocolError) {
         guard case .string(let app)? = d["app"] else { throw .malformed("a keychain request needs an app") }
         guard case .string(let credential)? = d["credential"] else { throw .malformed("a keychain request needs a credential") }
         bundleIdentifier = app
@@ -104,7 +104,7 @@ public enum Request: Equatable, Sendable {
     /// A whole domain, or with `key` one value of it.
     case read(DomainAddress, key: String?)
     /// Sets keys; `options` go to the domain's write policy (`force`, `idiom`).
-    case write(DomainAddress, set: [String: PlistValue], options: WriteOptions = WriteOptions())
+    case write(DomainAddress, set: [PlistKey: PlistValue], options: WriteOptions = WriteOptions())
     /// Removes keys, or (`nil`) the whole domain.
     case delete(DomainAddress, keys: [String]?)
     /// Sets and removes keys atomically if the expected values still hold
@@ -123,13 +123,13 @@ public enum Request: Equatable, Sendable {
     /// The file holding a domain.
     case location(DomainAddress)
     /// The caller's app's items matching `query` (a `KeychainWire` query).
-    case keychainFind(KeychainCaller, query: [String: PlistValue])
+    case keychainFind(KeychainCaller, query: [PlistKey: PlistValue])
     /// Adds an item with `attributes` and the secret `data`.
-    case keychainAdd(KeychainCaller, attributes: [String: PlistValue], data: [UInt8])
+    case keychainAdd(KeychainCaller, attributes: [PlistKey: PlistValue], data: [UInt8])
     /// Changes the matching items; `data`, when given, is the new secret.
-    case keychainUpdate(KeychainCaller, query: [String: PlistValue], changes: [String: PlistValue], data: [UInt8]?)
+    case keychainUpdate(KeychainCaller, query: [PlistKey: PlistValue], changes: [PlistKey: PlistValue], data: [UInt8]?)
     /// Deletes the matching items.
-    case keychainDelete(KeychainCaller, query: [String: PlistValue])
+    case keychainDelete(KeychainCaller, query: [PlistKey: PlistValue])
 
     /// The operation code.
     public var operation: Operation {
@@ -155,7 +155,7 @@ public enum Request: Equatable, Sendable {
 
     /// The payload (a binary plist dictionary) for request number `id`.
     public func encode(id: Int) throws(PlistError) -> [UInt8] {
-        var d: [String: PlistValue] = ["op": .integer(Int128(operation.rawValue)), "id": .integer(Int128(id))]
+        var d: [PlistKey: PlistValue] = ["op": .integer(Int128(operation.rawValue)), "id": .integer(Int128(id))]
         switch self {
         case .hello(let root): d["root"] = .string(root)
         case .status, .listDomains, .hostIdentifier: break
@@ -173,11 +173,11 @@ public enum Request: Equatable, Sendable {
             a.encode(into: &d)
             options.encode(into: &d)
             if !c.set.isEmpty { d["set"] = .dictionary(c.set) }
-            if !c.remove.isEmpty { d["remove"] = .array(c.remove.map { .string($0) }) }
+            if !c.remove.isEmpty { d["remove"] = .array(c.remove.map { .string($0.string) }) }
             if c.removeAll { d["removeAll"] = .bool(true) }
-            var expect: [String: PlistValue] = [:], absent: [PlistValue] = []
+            var expect: [PlistKey: PlistValue] = [:], absent: [PlistValue] = []
             for (k, v) in c.expected {
-                if let v { expect[k] = v } else { absent.append(.string(k)) }
+                if let v { expect[k] = v } else { absent.append(.string(k.string)) }
             }
             if !expect.isEmpty { d["expect"] = .dictionary(expect) }
             if !absent.isEmpty { d["expectAbsent"] = .array(absent) }
@@ -186,7 +186,7 @@ public enum Request: Equatable, Sendable {
         case .unsubscribe(let s): d["subscription"] = .integer(Int128(s))
         case .uninstall(let id, let env):
             d["bundleIdentifier"] = .string(id)
-            d["hookEnvironment"] = .dictionary(env.variables.mapValues { .string($0) })
+            d["hookEnvironment"] = .dictionary(Dictionary(uniqueKeysWithValues: env.variables.map { (PlistKey($0.key), PlistValue.string($0.value)) }))
         case .keychainFind(let caller, let query), .keychainDelete(let caller, let query):
             caller.encode(into: &d)
             d["query"] = .dictionary(query)
@@ -242,7 +242,7 @@ public enum Request: Equatable, Sendable {
         return out
     }
 
-    private static func decode(_ op: Operation, _ d: [String: PlistValue]) throws(ProtocolError) -> Request {
+    private static func decode(_ op: Operation, _ d: [PlistKey: PlistValue]) throws(ProtocolError) -> Request {
         switch op {
         case .hello:
             guard case .string(let root)? = d["root"] else { throw .malformed("hello needs a root") }
@@ -269,7 +269,7 @@ public enum Request: Equatable, Sendable {
                 guard case .dictionary(let set) = s else { throw .malformed("set must be a dictionary") }
                 c.set = set
             }
-            if d["remove"] != nil { c.remove = try strings(d["remove"], "remove") }
+            if d["remove"] != nil { c.remove = try strings(d["remove"], "remove").map { PlistKey($0) } }
             if let r = d["removeAll"] {
                 guard case .bool(let b) = r else { throw .malformed("removeAll must be a boolean") }
                 c.removeAll = b
@@ -294,7 +294,7 @@ public enum Request: Equatable, Sendable {
                 guard case .dictionary(let e) = h else { throw .malformed("hookEnvironment must be a dictionary of strings") }
                 for (k, v) in e {
                     guard case .string(let s) = v else { throw .malformed("hookEnvironment must be a dictionary of strings") }
-                    env[k] = s
+                    env[k.string] = s
                 }
             }
             return .uninstall(bundleIdentifier: id, hookEnvironment: HookEnvironment(from: env))
@@ -353,19 +353,19 @@ public enum ProtocolError: Error, Equatable, Sendable {
 /// One message from the service: the reply to a request, or a pushed change.
 public enum Reply: Equatable, Sendable {
     /// The reply to request `id`: its result fields, or an error.
-    case response(id: Int, Result<[String: PlistValue], RemoteError>)
+    case response(id: Int, Result<[PlistKey: PlistValue], RemoteError>)
     /// A change to a subscribed domain.
     case change(DomainChange)
 
     /// The payload of this reply.
     public func encode() throws(PlistError) -> [UInt8] {
-        var d: [String: PlistValue]
+        var d: [PlistKey: PlistValue]
         switch self {
         case .response(let id, .success(let result)):
             d = ["id": .integer(Int128(id)), "ok": .bool(true)]
             if !result.isEmpty { d["result"] = .dictionary(result) }
         case .response(let id, .failure(let e)):
-            var error: [String: PlistValue] = ["code": .string(e.code), "message": .string(e.message)]
+            var error: [PlistKey: PlistValue] = ["code": .string(e.code), "message": .string(e.message)]
             if let status = e.status { error["status"] = .integer(Int128(status)) }
             d = ["id": .integer(Int128(id)), "ok": .bool(false), "error": .dictionary(error)]
         case .change(let c):
@@ -410,19 +410,19 @@ public struct DomainChange: Equatable, Sendable {
     /// The domain that changed.
     public var address: DomainAddress
     /// Keys added or changed, with their new values.
-    public var set: [String: PlistValue]
+    public var set: [PlistKey: PlistValue]
     /// Keys removed, sorted.
     public var removed: [String]
 
-    public init(subscription: Int, address: DomainAddress, set: [String: PlistValue], removed: [String]) {
+    public init(subscription: Int, address: DomainAddress, set: [PlistKey: PlistValue], removed: [String]) {
         self.subscription = subscription; self.address = address; self.set = set; self.removed = removed
     }
 
     /// The change that turns `old` into `new` (nil when nothing changed).
-    public static func between(_ old: [String: PlistValue], _ new: [String: PlistValue], subscription: Int, address: DomainAddress) -> DomainChange? {
-        var set: [String: PlistValue] = [:]
+    public static func between(_ old: [PlistKey: PlistValue], _ new: [PlistKey: PlistValue], subscription: Int, address: DomainAddress) -> DomainChange? {
+        var set: [PlistKey: PlistValue] = [:]
         for (k, v) in new where old[k] != v { set[k] = v }
-        let removed = old.keys.filter { new[$0] == nil }.sorted()
+        let removed = old.keys.filter { new[$0] == nil }.sorted().map(\.string)
         if set.isEmpty && removed.isEmpty { return nil }
         return DomainChange(subscription: subscription, address: address, set: set, removed: removed)
     }

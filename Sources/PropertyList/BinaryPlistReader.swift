@@ -238,7 +238,7 @@ struct BinaryPlistReader: ~Copyable {
         let (n, start) = try count(marker: at, nibble: marker & 0x0F)
         try checkPayload(start, count: n, width: 2 * refSize, object: at)
         state[ref] = State.inProgress
-        var entries: [String: PlistValue] = [:]
+        var entries: [PlistKey: PlistValue] = [:]
         entries.reserveCapacity(n)
         var k = start
         var v = start + n * refSize

@@ -120,7 +120,7 @@ struct BinaryPlistWriter: ~Copyable {
     }
 
     @inline(never)
-    private mutating func dictionary(_ entries: [String: PlistValue], depth: Int) throws(PlistError) -> Int {
+    private mutating func dictionary(_ entries: [PlistKey: PlistValue], depth: Int) throws(PlistError) -> Int {
         guard depth <= PlistValue.maximumDepth else { throw .tooDeep(limit: PlistValue.maximumDepth) }
         let index = offsets.count
         offsets.append(0)
@@ -138,8 +138,8 @@ struct BinaryPlistWriter: ~Copyable {
         values.reserveCapacity(n)
         for (key, value) in entries {
             let keyStart = arena.count
-            if key.utf8.withContiguousStorageIfAvailable({ arena.append(contentsOf: $0) }) == nil {
-                arena.append(contentsOf: key.utf8)
+            if key.string.utf8.withContiguousStorageIfAvailable({ arena.append(contentsOf: $0) }) == nil {
+                arena.append(contentsOf: key.string.utf8)
             }
             keys.append(KeySpan(start: keyStart, count: arena.count - keyStart, prefix: 0))
             values.append(value)

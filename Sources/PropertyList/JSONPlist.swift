@@ -102,7 +102,7 @@ enum JSONPlist {
             newline(indent, &out)
             out.append(UInt8(ascii: "]"))
         case .dictionary(let entries):
-            if entries.count == 1, entries.first!.key.hasPrefix("$") {
+            if entries.count == 1, entries.first!.key.string.hasPrefix("$") {
                 try checkNesting(nesting + 1)
                 out.append(contentsOf: "{".utf8)
                 newline(indent + 2, &out)
@@ -116,7 +116,7 @@ enum JSONPlist {
         }
     }
 
-    private static func object(_ entries: [String: PlistValue], indent: Int, nesting: Int, to out: inout [UInt8]) throws(PlistError) {
+    private static func object(_ entries: [PlistKey: PlistValue], indent: Int, nesting: Int, to out: inout [UInt8]) throws(PlistError) {
         if nesting + 1 > PlistValue.maximumDepth { throw .tooDeep(limit: PlistValue.maximumDepth) }
         if entries.isEmpty {
             out.append(contentsOf: "{}".utf8)
@@ -124,11 +124,11 @@ enum JSONPlist {
         }
         out.append(UInt8(ascii: "{"))
         var first = true
-        for (key, item) in entries.sorted(by: { utf8Precedes($0.key, $1.key) }) {
+        for (key, item) in entries.sorted(by: { $0.key < $1.key }) {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             newline(indent + 2, &out)
-            quote(key, into: &out)
+            quote(key.string, into: &out)
             out.append(contentsOf: ": ".utf8)
             try write(item, indent: indent + 2, nesting: nesting + 1, to: &out)
         }
@@ -425,7 +425,7 @@ enum JSONPlist {
 
         func dictionary(_ members: [(String, Node)], depth: Int, at: Int) throws(PlistError) -> PlistValue {
             guard depth < PlistValue.maximumDepth else { throw .tooDeep(limit: PlistValue.maximumDepth) }
-            var out: [String: PlistValue] = [:]
+            var out: [PlistKey: PlistValue] = [:]
             out.reserveCapacity(members.count)
             for (name, node) in members {
                 guard out[name] == nil else { throw error("duplicate key \"\(name)\"", at: at) }

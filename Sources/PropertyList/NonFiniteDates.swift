@@ -17,7 +17,7 @@ extension PlistValue {
             return nil
         case .dictionary(let entries):
             for key in entries.keys.sorted() {
-                if let found = entries[key]!.firstNonFiniteDate(at: path.isEmpty ? key : "\(path).\(key)") { return found }
+                if let found = entries[key]!.firstNonFiniteDate(at: path.isEmpty ? key.string : "\(path).\(key)") { return found }
             }
             return nil
         default:

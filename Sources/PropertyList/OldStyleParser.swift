@@ -120,7 +120,7 @@ struct OldStyleScanner {
     }
 
     private mutating func parseDictionaryBody(closing: UInt8?, depth: Int) throws(PlistError) -> PlistValue {
-        var dict: [String: PlistValue] = [:]
+        var dict: [PlistKey: PlistValue] = [:]
         while true {
             skipSpaceAndComments()
             if pos >= bytes.count {

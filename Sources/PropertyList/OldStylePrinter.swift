@@ -87,9 +87,9 @@ public enum OldStylePrinter {
         case .dictionary(let entries):
             out += indent(level)
             out += "{\n"
-            for key in entries.keys.sorted(by: codePointLess) {
+            for key in entries.keys.sorted() {
                 out += indent(level + 1)
-                out += quoted(key)
+                out += quoted(key.string)
                 out += " = "
                 appendInner(entries[key]!, level: level + 1, to: &out)
                 out += ";\n"

@@ -14,7 +14,7 @@ public enum PlistValue: Hashable, Sendable {
     case date(PlistDate)
     case data([UInt8])
     case array([PlistValue])
-    case dictionary([String: PlistValue])
+    case dictionary([PlistKey: PlistValue])
     /// A keyed-archiver object reference (`CFKeyedArchiverUID`): binary
     /// plists store it under marker `0x8N`, XML as the dictionary
     /// `{CF$UID = n}`. It appears in `NSKeyedArchiver` data, which
@@ -61,7 +61,7 @@ public enum PlistValue: Hashable, Sendable {
     }
 
     /// The dictionary payload, or `nil` for any other type.
-    public var dictionaryValue: [String: PlistValue]? {
+    public var dictionaryValue: [PlistKey: PlistValue]? {
         if case .dictionary(let d) = self { return d }
         return nil
     }
@@ -70,6 +70,38 @@ public enum PlistValue: Hashable, Sendable {
     public var arrayValue: [PlistValue]? {
         if case .array(let a) = self { return a }
         return nil
+    }
+
+    /// Equal values of equal types; strings are equal only with the same
+    /// scalars (not when merely canonically equivalent, see ``PlistKey``),
+    /// as Core Foundation compares them.
+    public static func == (a: PlistValue, b: PlistValue) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.real(let x), .real(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.date(let x), .date(let y)): return x == y
+        case (.data(let x), .data(let y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.dictionary(let x), .dictionary(let y)): return x == y
+        case (.uid(let x), .uid(let y)): return x == y
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .string(let s): hasher.combine(0 as UInt8); hasher.combine(PlistKey(s))
+        case .integer(let n): hasher.combine(1 as UInt8); hasher.combine(n)
+        case .real(let r): hasher.combine(2 as UInt8); hasher.combine(r)
+        case .bool(let b): hasher.combine(3 as UInt8); hasher.combine(b)
+        case .date(let d): hasher.combine(4 as UInt8); hasher.combine(d)
+        case .data(let d): hasher.combine(5 as UInt8); hasher.combine(d)
+        case .array(let a): hasher.combine(6 as UInt8); hasher.combine(a)
+        case .dictionary(let d): hasher.combine(7 as UInt8); hasher.combine(d)
+        case .uid(let u): hasher.combine(8 as UInt8); hasher.combine(u)
+        }
     }
 }
 

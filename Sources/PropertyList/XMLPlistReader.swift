@@ -253,7 +253,7 @@ struct XMLPlistReader {
     @inline(never)
     private mutating func dictionary(_ tag: Tag, depth: Int) throws(PlistError) -> PlistValue {
         guard depth <= PlistValue.maximumDepth else { throw .tooDeep(limit: PlistValue.maximumDepth) }
-        var entries: [String: PlistValue] = [:]
+        var entries: [PlistKey: PlistValue] = [:]
         if tag.selfClosing { return .dictionary(entries) }
         while true {
             try skipMisc(allowDoctype: false)

@@ -84,10 +84,10 @@ enum XMLPlistWriter {
                 return
             }
             out.append(contentsOf: "<dict>\n".utf8)
-            for (key, item) in entries.sorted(by: { utf16Precedes($0.key, $1.key) }) {
+            for (key, item) in entries.sorted(by: { utf16Precedes($0.key.string, $1.key.string) }) {
                 tabs(indent + 1, &out)
                 out.append(contentsOf: "<key>".utf8)
-                escape(key, into: &out)
+                escape(key.string, into: &out)
                 out.append(contentsOf: "</key>\n".utf8)
                 try write(item, indent: indent + 1, depth: depth + 1, to: &out)
             }

@@ -226,7 +226,7 @@ public struct CompiledSchemaCache: Sendable {
         var buckets = [[UInt8]](repeating: [], count: Self.bucketCount)
         for (key, s, isHidden) in rows.sorted(by: { $0.0 < $1.0 }) {
             // Only what write checks and `range` read: the file stays small for large bundles.
-            let row = s.entries.filter { Self.validationKeys.contains($0.key) }
+            let row = s.entries.filter { Self.validationKeys.contains($0.key.string) }
             let record: PlistValue = .dictionary(["file": .string(s.file), "index": .integer(Int128(s.index)), "hidden": .bool(isHidden),
                                                   "kind": .string(validator.kinds[s.type] ?? ""), "row": .dictionary(row)])
             buckets[Self.bucket(key)] += Array((PlistCodec.jsonStringLiteral(key) + "\t" + Self.hex(try PlistCodec.encode(record, format: .binary)) + "\n").utf8)

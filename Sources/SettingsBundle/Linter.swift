@@ -124,7 +124,7 @@ public struct Linter: Sendable {
             }
         }
         var firstSeen: [String: Specifier] = [:]
-        var registered: [String: PlistValue] = [:]
+        var registered: [PlistKey: PlistValue] = [:]
         for page in pages {
             for s in page.specifiers where s.isShown(on: idiom) {
                 guard let k = s.key, let kind = schema.types[s.type]?.kind, Registration.editableKinds(profile).contains(kind),

@@ -87,7 +87,7 @@ struct LocalizationChecker {
             for page in users {
                 for s in page.specifiers {
                     guard let type = schema.types[s.type] else { continue }
-                    for name in s.entries.keys.sorted() where (type.keys[name]?.localizable ?? false) {
+                    for name in s.entries.sortedKeyStrings where (type.keys[name]?.localizable ?? false) {
                         let items: [PlistValue] = s[name]!.arrayValue ?? [s[name]!]
                         for case .string(let text) in items where wantedSet.insert(text).inserted { wanted.append(text) }
                     }

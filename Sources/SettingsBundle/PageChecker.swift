@@ -22,7 +22,7 @@ struct PageChecker {
 
     mutating func check(isChild: Bool, rootGroup: PlistValue?) {
         let contents = page.contents
-        for name in contents.keys.sorted() {
+        for name in contents.sortedKeyStrings {
             let value = contents[name]!
             guard let spec = schema.rootKeys[name], spec.profile == .apple || profile == .iask else {
                 report("SB202", ["k": name])
@@ -66,7 +66,7 @@ struct PageChecker {
     /// only by InAppSettingsKit is still named (SB304), as for the
     /// standard types, so that one lint run lists everything to fix.
     private mutating func checkKeysOfUnshownType(_ s: Specifier, _ type: Schema.TypeSpec, _ typeName: String) {
-        for name in s.entries.keys.sorted() where name != "Type" && name != "Key" {
+        for name in s.entries.sortedKeyStrings where name != "Type" && name != "Key" {
             if let spec = type.keys[name] ?? schema.commonKeys[name], spec.profile == .apple { continue }
             report("SB304", location: s.location, ["k": name, "Type": typeName])
         }
@@ -100,7 +100,7 @@ struct PageChecker {
             report("SB301", location: loc, args)
         }
         // Every other key against the schema.
-        for name in s.entries.keys.sorted() where name != "Type" && name != "Key" {
+        for name in s.entries.sortedKeyStrings where name != "Type" && name != "Key" {
             let value = s[name]!
             guard let spec = type.keys[name] ?? schema.commonKeys[name], spec.profile == .apple || profile == .iask else {
                 report("SB304", location: loc, ["k": name, "Type": typeName])

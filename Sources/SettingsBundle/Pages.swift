@@ -13,7 +13,7 @@ public struct Specifier: Sendable, Equatable {
     /// Its non-empty `Key`, if any.
     public var key: String?
     /// Every key of the row.
-    public var entries: [String: PlistValue]
+    public var entries: [PlistKey: PlistValue]
 
     /// `PreferenceSpecifiers[3] (Key "sort")`.
     public var location: String {
@@ -40,7 +40,7 @@ public struct Page: Sendable, Equatable {
     /// The file, relative to the bundle (`Root~ipad.plist`).
     public var file: String
     /// The page's root dictionary.
-    public var contents: [String: PlistValue]
+    public var contents: [PlistKey: PlistValue]
     /// Its rows, in order (non-dictionary rows left out).
     public var specifiers: [Specifier]
     /// Its `StringsTable`.
@@ -83,7 +83,7 @@ struct PageWalk {
     }
 
     /// Reads a page file, reporting parse and shape problems.
-    mutating func load(_ file: String, _ bytes: [UInt8]) -> [String: PlistValue]? {
+    mutating func load(_ file: String, _ bytes: [UInt8]) -> [PlistKey: PlistValue]? {
         let value: PlistValue
         do { value = try PlistCodec.decode(bytes) } catch {
             // JSON is never guessed by the codec (a `{` also opens OpenStep): say so when it is JSON.

@@ -30,11 +30,11 @@ public enum Registration {
     /// - Parameters:
     ///   - includeReadOnly: also register `PSTitleValueSpecifier` defaults.
     public static func defaults(of bundle: SettingsBundle, idiom: Idiom = .phone, profile: Profile = .apple,
-                                includeReadOnly: Bool = false, schema: Schema = .builtInKinds) -> [String: PlistValue] {
+                                includeReadOnly: Bool = false, schema: Schema = .builtInKinds) -> [PlistKey: PlistValue] {
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
-        return rows(walk.pages, idiom: idiom, schema: schema, profile: profile, includeReadOnly: includeReadOnly)
-            .mapValues { $0["DefaultValue"]! }
+        return Dictionary(stringKeys: rows(walk.pages, idiom: idiom, schema: schema, profile: profile, includeReadOnly: includeReadOnly)
+            .mapValues { $0["DefaultValue"]! })
     }
 
     /// The rows that register a default on `idiom`, by key, the last in walk order winning.

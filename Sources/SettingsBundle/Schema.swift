@@ -134,13 +134,13 @@ public struct Schema: Sendable {
         func keys(_ name: String, _ v: PlistValue?) throws(SettingsBundleError) -> [String: KeySpec] {
             guard let d = v?.dictionaryValue else { throw .invalidSchema("\"\(name)\" must be an object") }
             var out: [String: KeySpec] = [:]
-            for (k, spec) in d { out[k] = try keySpec(spec, "\(name).\(k)") }
+            for (k, spec) in d.stringEntries { out[k] = try keySpec(spec, "\(name).\(k)") }
             return out
         }
         var schema = Schema(version: Int(v), rootKeys: [:], commonKeys: [:], types: [:], rules: [:])
         schema.kindsOnly = kindsOnly
         guard let types = top["types"]?.dictionaryValue else { throw .invalidSchema("\"types\" must be an object") }
-        for (name, t) in types {
+        for (name, t) in types.stringEntries {
             guard let d = t.dictionaryValue, case .string(let kind)? = d["kind"], case .string(let key)? = d["key"] else {
                 throw .invalidSchema("types.\(name) needs \"kind\" and \"key\"")
             }
@@ -151,15 +151,15 @@ public struct Schema: Sendable {
         schema.rootKeys = try keys("rootKeys", top["rootKeys"])
         schema.commonKeys = try keys("commonKeys", top["commonKeys"])
         guard let rules = top["rules"]?.dictionaryValue else { throw .invalidSchema("\"rules\" must be an object") }
-        for (id, r) in rules {
+        for (id, r) in rules.stringEntries {
             guard let d = r.dictionaryValue, case .string(let template)? = d["template"] else {
                 throw .invalidSchema("rules.\(id) needs a \"template\"")
             }
             var rule = Rule(id: id, severity: try severity(d["severity"], "rules.\(id)"), template: template,
                             phase: (d["phase"].flatMap { if case .string(let s) = $0 { s } else { nil } }) ?? "lint",
                             profileSeverity: [:], variants: [:])
-            for (p, s) in d["profileSeverity"]?.dictionaryValue ?? [:] { rule.profileSeverity[p] = try severity(s, "rules.\(id)") }
-            for (name, variant) in d["variants"]?.dictionaryValue ?? [:] {
+            for (p, s) in (d["profileSeverity"]?.dictionaryValue ?? [:]).stringEntries { rule.profileSeverity[p] = try severity(s, "rules.\(id)") }
+            for (name, variant) in (d["variants"]?.dictionaryValue ?? [:]).stringEntries {
                 guard let vd = variant.dictionaryValue, case .string(let t)? = vd["template"] else {
                     throw .invalidSchema("rules.\(id).variants.\(name) needs a \"template\"")
                 }
@@ -192,7 +192,7 @@ public struct Schema: Sendable {
         }
         guard let type = string("type"), valueTypes.contains(type) else { throw .invalidSchema("\(at): unknown value type") }
         var profileValues: [String: [String]] = [:]
-        for (p, list) in d["profileValues"]?.dictionaryValue ?? [:] { profileValues[p] = strings(list) ?? [] }
+        for (p, list) in (d["profileValues"]?.dictionaryValue ?? [:]).stringEntries { profileValues[p] = strings(list) ?? [] }
         return KeySpec(type: type, required: bool("required"), requiredRule: string("requiredRule"), typeRule: string("typeRule"),
                        values: strings(d["values"]), profileValues: profileValues, valuesRule: string("valuesRule"),
                        localizable: bool("localizable"), profile: try profile(d["profile"], at), ignoredRule: string("ignoredRule"),

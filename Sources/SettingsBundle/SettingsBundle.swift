@@ -155,7 +155,7 @@ public enum StringsTable {
             throw .malformed(format: "strings", detail: "the table is a \(ValueText.typeName(value)), expected a dictionary")
         }
         var out: [String: String] = [:]
-        for (k, v) in d {
+        for (k, v) in d.stringEntries {
             guard case .string(let s) = v else { throw .malformed(format: "strings", detail: "the value of \"\(k)\" is not a string") }
             out[k] = s
         }

@@ -31,7 +31,7 @@ public struct SettingsWritePolicy: WritePolicy {
         "\(finding.message) [\(finding.rule)]\nDefaults have not been changed (use --force to write anyway)."
     }
 
-    public func check(_ domain: Domain, old: [String: PlistValue], new: [String: PlistValue],
+    public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
         let keys = Self.keysToCheck(old: old, new: new, options: options)
         if keys.isEmpty { return [] }

@@ -127,9 +127,9 @@ public struct WriteValidator: Sendable {
     }
 
     /// Every stored value that breaks the schema (errors and warnings), in key order.
-    public func violations(domain: String, contents: [String: PlistValue]) -> [Finding] {
+    public func violations(domain: String, contents: [PlistKey: PlistValue]) -> [Finding] {
         contents.keys.sorted().compactMap { k -> Finding? in
-            check(domain: domain, key: k, value: contents[k]!)
+            check(domain: domain, key: k.string, value: contents[k]!)
         }
     }
 

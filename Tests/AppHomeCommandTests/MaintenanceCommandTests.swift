@@ -148,7 +148,7 @@ import PropertyList
         let bundle = w.base + "/Grouped.app"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         let info: PlistValue = .dictionary(["CFBundleIdentifier": .string("com.example.Grouped"), "CFBundleVersion": .string("1"),
-                                            AppGroupIdentifier.infoPlistKey: .array([.string("group.com.example.b"), .string("group.com.example.a")])])
+                                            PlistKey(AppGroupIdentifier.infoPlistKey): .array([.string("group.com.example.b"), .string("group.com.example.a")])])
         try Data(PlistCodec.encode(info, format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
         // Only a signed app may claim app groups.
         #expect(w.apphome("install", bundle).err.contains("the bundle is unsigned, and an unsigned app holds only its own group"))

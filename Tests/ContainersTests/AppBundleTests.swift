@@ -32,8 +32,8 @@ import PropertyList
         ("empty version", ["CFBundleIdentifier": .string("com.example.Sample"), "CFBundleVersion": .string("")], "Sample.app",
          "CFBundleVersion in Info.plist is empty"),
         ("name without .app", Scratch.info(), "Sample", "the directory name must end in '.app'"),
-    ] as [(String, [String: PlistValue]?, String, String)])
-    func rejectsInvalidBundles(_ label: String, _ info: [String: PlistValue]?, _ name: String, _ reason: String) throws {
+    ] as [(String, [PlistKey: PlistValue]?, String, String)])
+    func rejectsInvalidBundles(_ label: String, _ info: [PlistKey: PlistValue]?, _ name: String, _ reason: String) throws {
         let s = Scratch()
         let path = try s.makeBundle(name: name, info: info)
         #expect(throws: ContainersError.invalidBundle(path: path, reason: reason), "\(label)") { try AppBundle(path: path) }

@@ -10,7 +10,7 @@ import PropertyList
 @Suite struct AppGroupTests {
     static let key = AppGroupIdentifier.infoPlistKey
 
-    static func info(_ id: String, groups: [String], version: String = "1") -> [String: PlistValue] {
+    static func info(_ id: String, groups: [String], version: String = "1") -> [PlistKey: PlistValue] {
         var d = Scratch.info(id: id, version: version)
         d[key] = .array(groups.map { .string($0) })
         return d

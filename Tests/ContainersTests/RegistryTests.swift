@@ -11,7 +11,7 @@ import PropertyList
                       shortVersion: "1.2", displayName: "Sample", installTime: fixedClock())
     }
 
-    static func file(_ top: [String: PlistValue]) throws -> [UInt8] { try PlistCodec.encode(.dictionary(top), format: .xml) }
+    static func file(_ top: [PlistKey: PlistValue]) throws -> [UInt8] { try PlistCodec.encode(.dictionary(top), format: .xml) }
 
     @Test func roundTripsThroughTheBinaryFormat() throws {
         let registry = Registry(entries: [try BundleIdentifier("com.example.Sample"): try Self.entry()])

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
@@ -26,6 +27,25 @@ import PropertyList
         #expect(report.entry.installTime.secondsSince1970 == 1_800_000_001, "the first tick: the install's")
         #expect(report.filesRestored == 5 && report.bytesRestored == backup.manifest.totalBytes)
         #expect(f.s.homes == [report.entry.homeUUID])
+    }
+
+    /// "é.txt" (U+00E9) and "e" + U+0301 + ".txt" are two files on Linux;
+    /// backup, the second (incremental) backup and restore keep both, each
+    /// with its own contents (paths compare by scalars, not as `String`s).
+    @Test func canonicallyEquivalentFileNamesAreTwoFilesThroughBackupAndRestore() throws {
+        let f = try BackupFixture()
+        let composed = f.home.documents + "/\u{E9}.txt", decomposed = f.home.documents + "/e\u{301}.txt"
+        try AppHomeSystem.FileSystem.writeAtomically(Array("composed".utf8), to: composed)
+        try AppHomeSystem.FileSystem.writeAtomically(Array("decompos".utf8), to: decomposed)
+        #expect(try AppHomeSystem.FileSystem.directoryEntries(f.home.documents).filter { $0.hasSuffix(".txt") && $0.utf8.count < 8 }.count == 2)
+        let first = try f.manager.backup(f.bundle.identifier)
+        let second = try f.manager.backup(f.bundle.identifier)
+        for backup in [first, second] {
+            let report = try f.manager.restore(from: backup.manifestPath)
+            let docs = report.home.documents
+            #expect(try AppHomeSystem.FileSystem.readFileIfPresent(docs + "/\u{E9}.txt") == Array("composed".utf8))
+            #expect(try AppHomeSystem.FileSystem.readFileIfPresent(docs + "/e\u{301}.txt") == Array("decompos".utf8))
+        }
     }
 
     @Test func verifyReadsEveryObjectOfAGoodBackup() throws {
@@ -84,7 +104,7 @@ import PropertyList
 
     /// Re-encodes a manifest with a valid checksum around `body`, as an
     /// attacker who knows the format would, to reach the structural checks.
-    static func forge(_ path: String, _ edit: (inout [String: PlistValue]) -> Void) throws {
+    static func forge(_ path: String, _ edit: (inout [PlistKey: PlistValue]) -> Void) throws {
         let envelope = try PlistCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).dictionaryValue!
         guard case .data(let inner)? = envelope["Manifest"] else { throw CocoaError(.fileReadCorruptFile) }
         var body = try PlistCodec.decode(inner).dictionaryValue!
@@ -94,7 +114,7 @@ import PropertyList
         try Data(try PlistCodec.encode(out, format: .binary)).write(to: URL(fileURLWithPath: path))
     }
 
-    static func appendEntries(_ extra: [[String: PlistValue]]) -> @Sendable (inout [String: PlistValue]) -> Void {
+    static func appendEntries(_ extra: [[PlistKey: PlistValue]]) -> @Sendable (inout [PlistKey: PlistValue]) -> Void {
         { body in
             var items = body["Entries"]!.arrayValue!
             items += extra.map { PlistValue.dictionary($0) }
@@ -189,7 +209,7 @@ import PropertyList
     }
 
     /// Named mutations of one good manifest body, each with its message.
-    static let manifestMutations: [(String, @Sendable (inout [String: PlistValue]) -> Void, String)] = [
+    static let manifestMutations: [(String, @Sendable (inout [PlistKey: PlistValue]) -> Void, String)] = [
         ("no entries", { $0["Entries"] = nil }, "Entries is missing"),
         ("no device", { $0["DeviceIdentifier"] = nil }, "DeviceIdentifier is missing"),
         ("other hash", { $0["HashAlgorithm"] = .string("MD5") }, "HashAlgorithm is not BLAKE2b-256"),

@@ -9,7 +9,7 @@ import PropertyList
     static let key = SigningKey.generate()
     static let otherKey = SigningKey.generate()
 
-    func signedBundle(_ s: Scratch, dir: String = "v1", info: [String: PlistValue] = Scratch.info(),
+    func signedBundle(_ s: Scratch, dir: String = "v1", info: [PlistKey: PlistValue] = Scratch.info(),
                       key: SigningKey = SigningTests.key) throws -> String {
         let bundle = try s.makeBundle(dir, info: info, signed: false)
         try CodeSigning.sign(bundleAt: bundle, key: key)
@@ -102,7 +102,7 @@ import PropertyList
         let s = Scratch()
         let bundle = try signedBundle(s)
         let resources = bundle + "/_CodeSignature/CodeResources"
-        func editResources(_ edit: (inout [String: PlistValue]) -> Void) throws {
+        func editResources(_ edit: (inout [PlistKey: PlistValue]) -> Void) throws {
             var top = try PlistCodec.decode(Array(FileManager.default.contents(atPath: resources)!)).dictionaryValue!
             edit(&top)
             try Data(PlistCodec.encode(.dictionary(top), format: .binary)).write(to: URL(fileURLWithPath: resources))

@@ -20,7 +20,7 @@ final class Scratch: @unchecked Sendable {
     /// whose `info` claims groups is signed with ``testSigningKey`` (only a
     /// signed app may claim them), unless `signed` says otherwise.
     @discardableResult
-    func makeBundle(_ dir: String = "v1", name: String = "Sample.app", info: [String: PlistValue]?,
+    func makeBundle(_ dir: String = "v1", name: String = "Sample.app", info: [PlistKey: PlistValue]?,
                     format: PlistFormat = .xml, resource: String = "one", signed: Bool? = nil) throws -> String {
         let bundle = path + "/" + dir + "/" + name
         try FileManager.default.createDirectory(atPath: bundle + "/Resources", withIntermediateDirectories: true)
@@ -39,8 +39,8 @@ final class Scratch: @unchecked Sendable {
         return bundle
     }
 
-    static func info(id: String = "com.example.Sample", version: String = "1", short: String? = "1.0") -> [String: PlistValue] {
-        var d: [String: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string(version)]
+    static func info(id: String = "com.example.Sample", version: String = "1", short: String? = "1.0") -> [PlistKey: PlistValue] {
+        var d: [PlistKey: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string(version)]
         if let short { d["CFBundleShortVersionString"] = .string(short) }
         return d
     }

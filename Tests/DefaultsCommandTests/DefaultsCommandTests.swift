@@ -18,7 +18,7 @@ final class Harness {
         return Result(status: status, out: console.standardOutput, err: console.standardError)
     }
 
-    func stored(_ domain: String) -> [String: PlistValue]? {
+    func stored(_ domain: String) -> [PlistKey: PlistValue]? {
         try? store.read(try! Domain(argument: domain))
     }
 }

@@ -18,7 +18,7 @@ struct HostileClientTests {
         #expect(read.stdout == "\(value)\n", "\(read)", sourceLocation: sourceLocation)
     }
 
-    static func payload(_ d: [String: PlistValue]) throws -> [UInt8] {
+    static func payload(_ d: [PlistKey: PlistValue]) throws -> [UInt8] {
         Frame.encode(try PlistCodec.encode(.dictionary(d), format: .binary))
     }
 
@@ -57,7 +57,7 @@ struct HostileClientTests {
         try #require(symlink("/dev/zero", zero.path) == 0)
         let c = try RawConnection(daemon.socket)
         for (id, op, path) in [(1, 3, fifo.path), (2, 4, fifo.path), (3, 3, zero.path), (4, 4, zero.path), (5, 8, fifo.path)] {
-            var d: [String: PlistValue] = ["id": .integer(Int128(id)), "op": .integer(Int128(op)), "domain": .string(path)]
+            var d: [PlistKey: PlistValue] = ["id": .integer(Int128(id)), "op": .integer(Int128(op)), "domain": .string(path)]
             if op == 4 { d["set"] = .dictionary(["k": .integer(1)]) }
             c.send(try Self.payload(d))
             let reply = c.reply()
@@ -122,8 +122,8 @@ struct HostileClientTests {
          "hookEnvironment must be a dictionary of strings"),
         (["id": .integer(9), "op": .integer(10), "bundleIdentifier": .string("com.ex.a"),
           "hookEnvironment": .dictionary(["PATH": .integer(1)])], "hookEnvironment must be a dictionary of strings"),
-    ] as [([String: PlistValue], String)])
-    func aFieldOfTheWrongTypeIsAMalformedRequestAndNothingRuns(_ request: [String: PlistValue], _ message: String) throws {
+    ] as [([PlistKey: PlistValue], String)])
+    func aFieldOfTheWrongTypeIsAMalformedRequestAndNothingRuns(_ request: [PlistKey: PlistValue], _ message: String) throws {
         let t = try TempRoot()
         let daemon = try TestDaemon(t)
         let c = try RawConnection(daemon.socket)

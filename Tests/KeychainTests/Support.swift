@@ -31,7 +31,7 @@ final class KeychainScratch: @unchecked Sendable {
         let bundle = path + "/" + dir + "/App.app"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         try? FileManager.default.removeItem(atPath: bundle + "/_CodeSignature")   // a bundle made again is signed again, or not
-        var info: [String: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string(version)]
+        var info: [PlistKey: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string(version)]
         if !groups.isEmpty { info["keychain-access-groups"] = .array(groups.map { .string($0) }) }
         if !appGroups.isEmpty { info["com.apple.security.application-groups"] = .array(appGroups.map { .string($0) }) }
         try Data(PlistCodec.encode(.dictionary(info), format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))

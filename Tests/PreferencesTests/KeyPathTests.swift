@@ -16,7 +16,7 @@ import PropertyList
     }
 
     @Test func readsSetsAndRemovesNestedValues() throws {
-        var root: [String: PlistValue] = ["list": .array([.dictionary(["x": .integer(1)])])]
+        var root: [PlistKey: PlistValue] = ["list": .array([.dictionary(["x": .integer(1)])])]
         let path = try KeyPath(parsing: "list:0:x")
         #expect(path.value(in: root) == .integer(1))
         try path.set(.integer(2), in: &root)
@@ -31,7 +31,7 @@ import PropertyList
     }
 
     @Test func refusesToStepIntoScalarsOrPastArrays() throws {
-        var root: [String: PlistValue] = ["s": .string("x"), "a": .array([])]
+        var root: [PlistKey: PlistValue] = ["s": .string("x"), "a": .array([])]
         #expect(throws: PreferencesError.self) { try KeyPath(parsing: "s:k").set(.integer(1), in: &root) }
         #expect(throws: PreferencesError.self) { try KeyPath(parsing: "a:5").set(.integer(1), in: &root) }
         #expect(throws: PreferencesError.self) { try KeyPath(parsing: "a:name").set(.integer(1), in: &root) }

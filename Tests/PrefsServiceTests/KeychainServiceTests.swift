@@ -41,8 +41,8 @@ import Testing
         (["op": .integer(32), "id": .integer(1), "app": .string("a"), "query": .dictionary([:])], "a keychain request needs a credential"),
         (["op": .integer(35), "id": .integer(1), "app": .string("a"), "credential": .string("x")], "a keychain request needs a query dictionary"),
         (["op": .integer(33), "id": .integer(1), "app": .string("a"), "credential": .string("x"), "attributes": .dictionary([:])], "keychain add needs data"),
-    ] as [([String: PlistValue], String)])
-    func malformedKeychainRequestsAreRefused(fields: [String: PlistValue], message: String) throws {
+    ] as [([PlistKey: PlistValue], String)])
+    func malformedKeychainRequestsAreRefused(fields: [PlistKey: PlistValue], message: String) throws {
         let decoded = Request.decode(try PlistCodec.encode(.dictionary(fields), format: .binary))
         #expect(decoded.request == .failure(.malformed(message)))
     }
@@ -74,7 +74,7 @@ final class KeychainFixture {
         for id in ["com.example.A", "com.example.B"] {
             let bundle = service.directory + "/bundles/" + id + "/App.app"
             try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-            let info: [String: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string("1")]
+            let info: [PlistKey: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string("1")]
             try Data(PlistCodec.encode(.dictionary(info), format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
             _ = try manager.install(AppBundle(path: bundle))
         }
@@ -90,8 +90,8 @@ final class KeychainFixture {
         KeychainCaller(bundleIdentifier: id, credential: try AppCredential.issue(home: home(id)))
     }
 
-    static let genp: [String: PlistValue] = ["class": .string("genp"), "service": .string("svc"), "account": .string("me")]
-    static var find: [String: PlistValue] { genp.merging(["returnData": .bool(true), "returnAttributes": .bool(true)]) { $1 } }
+    static let genp: [PlistKey: PlistValue] = ["class": .string("genp"), "service": .string("svc"), "account": .string("me")]
+    static var find: [PlistKey: PlistValue] { genp.merging(["returnData": .bool(true), "returnAttributes": .bool(true)]) { $1 } }
 }
 
 @Suite struct KeychainIsolationTests {

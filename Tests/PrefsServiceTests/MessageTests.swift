@@ -51,7 +51,7 @@ import PropertyList
 
     @Test func aChangeSetAppliesOnlyWhileItsExpectationsHold() {
         let change = ChangeSet(set: ["a": .integer(2)], remove: ["b"], expected: ["a": .some(.integer(1)), "z": nil])
-        var contents: [String: PlistValue] = ["a": .integer(1), "b": .integer(1)]
+        var contents: [PlistKey: PlistValue] = ["a": .integer(1), "b": .integer(1)]
         #expect(change.holds(in: contents))
         change.apply(to: &contents)
         #expect(contents == ["a": .integer(2)])

@@ -44,8 +44,8 @@ import Testing
         case .uid(let n): return "U\(n)"
         case .array(let a): return "A[" + a.map(canon).joined(separator: ",") + "]"
         case .dictionary(let d):
-            let keys = d.keys.sorted { $0.unicodeScalars.map(\.value).lexicographicallyPrecedes($1.unicodeScalars.map(\.value)) }
-            return "K{" + keys.map { canon(.string($0)) + ":" + canon(d[$0]!) }.joined(separator: ",") + "}"
+            let keys = d.keys.sorted()
+            return "K{" + keys.map { canon(.string($0.string)) + ":" + canon(d[$0]!) }.joined(separator: ",") + "}"
         }
     }
 
@@ -117,6 +117,29 @@ import Testing
         try Data(PlistCodec.encode(Self.sample, format: .binary)).write(to: file)
         let theirs = try Self.python("with open(sys.argv[1], 'rb') as f: print(canon(plistlib.load(f)))", [file.path])
         #expect(theirs == Self.canon(Self.sample))
+    }
+
+    /// "é" (U+00E9) and "e" + U+0301: two keys for plistlib, so two for us,
+    /// both ways, in both formats.
+    @Test func canonicallyEquivalentKeysStayTwoKeysBothWays() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for format in ["FMT_BINARY", "FMT_XML"] {
+            let theirs = dir.appendingPathComponent("py-\(format).plist")
+            _ = try Self.python("""
+                with open(sys.argv[1], 'wb') as f: plistlib.dump({'\\u00e9': 1, 'e\\u0301': 2, 'v': ['\\u00e9', 'e\\u0301']}, f, fmt=plistlib.\(format))
+                """, [theirs.path])
+            let decoded = try PlistCodec.decode(Array(try Data(contentsOf: theirs)))
+            let expected = PlistValue.dictionary(["\u{E9}": .integer(1), "e\u{301}": .integer(2), "v": .array([.string("\u{E9}"), .string("e\u{301}")])])
+            #expect(decoded == expected)
+            let ours = dir.appendingPathComponent("ours-\(format).plist")
+            try Data(PlistCodec.encode(decoded, format: format == "FMT_BINARY" ? .binary : .xml)).write(to: ours)
+            let check = try Self.python("""
+                with open(sys.argv[1], 'rb') as f: d = plistlib.load(f)
+                print('OK' if d == {'\\u00e9': 1, 'e\\u0301': 2, 'v': ['\\u00e9', 'e\\u0301']} and len(d) == 3 else repr(d))
+                """, [ours.path])
+            #expect(check == "OK")
+        }
     }
 
     @Test func weReadPlistlibBinaryAndXML() throws {

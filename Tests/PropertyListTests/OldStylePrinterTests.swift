@@ -5,7 +5,7 @@ import Testing
     /// The synthetic domain of defaults.md §1.4, printed byte for byte.
     @Test func printsTheReferenceExampleExactly() throws {
         let lastSeen = try #require(ScalarParsing.date("2025-04-07 12:30:13 +0000"))
-        let domain: [String: PlistValue] = [
+        let domain: [PlistKey: PlistValue] = [
             "Name": .string("My App"),
             "blob": .data([0xDE, 0xAD, 0xBE, 0xEF]),
             "count": .integer(3),

@@ -23,7 +23,7 @@ final class SecurityScratch: @unchecked Sendable {
     func install(_ id: String, groups: [String] = [], key: SigningKey? = nil) throws {
         let bundle = path + "/bundles/" + id + "/App.app"
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
-        var info: [String: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string("1")]
+        var info: [PlistKey: PlistValue] = ["CFBundleIdentifier": .string(id), "CFBundleVersion": .string("1")]
         if !groups.isEmpty { info["keychain-access-groups"] = .array(groups.map { .string($0) }) }
         try Data(PlistCodec.encode(.dictionary(info), format: .xml)).write(to: URL(fileURLWithPath: bundle + "/Info.plist"))
         if let key { try CodeSigning.sign(bundleAt: bundle, key: key) }

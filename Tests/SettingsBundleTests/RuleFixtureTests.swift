@@ -22,7 +22,7 @@ import Testing
             let d = v.dictionaryValue!
             guard case .string(let p)? = d["profile"] else { fatalError("fixture \(rule) has no profile") }
             let expect = d["expect"]?.arrayValue?.map { v -> String in if case .string(let s) = v { return s }; return "" } ?? []
-            return Case(files: d["files"]!.dictionaryValue!, profile: Profile(rawValue: p)!, expect: expect)
+            return Case(files: Dictionary(uniqueKeysWithValues: d["files"]!.dictionaryValue!.stringEntries.map { ($0.key, $0.value) }), profile: Profile(rawValue: p)!, expect: expect)
         }
         return (parse(doc["valid"]!), doc["invalid"]!.arrayValue!.map(parse))
     }

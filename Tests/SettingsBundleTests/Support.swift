@@ -51,13 +51,13 @@ enum Fixtures {
 
 /// Shorthands for building pages in tests.
 enum Rows {
-    static func page(_ rows: [PlistValue], _ extra: [String: PlistValue] = [:]) -> PlistValue {
+    static func page(_ rows: [PlistValue], _ extra: [PlistKey: PlistValue] = [:]) -> PlistValue {
         .dictionary(["PreferenceSpecifiers": .array(rows)].merging(extra) { _, n in n })
     }
-    static func group(_ title: String = "G", _ extra: [String: PlistValue] = [:]) -> PlistValue {
+    static func group(_ title: String = "G", _ extra: [PlistKey: PlistValue] = [:]) -> PlistValue {
         .dictionary(["Type": "PSGroupSpecifier", "Title": .string(title)].merging(extra) { _, n in n })
     }
-    static func toggle(_ key: String, _ extra: [String: PlistValue] = [:]) -> PlistValue {
+    static func toggle(_ key: String, _ extra: [PlistKey: PlistValue] = [:]) -> PlistValue {
         .dictionary(["Type": "PSToggleSwitchSpecifier", "Title": "T", "Key": .string(key), "DefaultValue": true].merging(extra) { _, n in n })
     }
     static func child(_ file: String, title: String = "More") -> PlistValue {
@@ -75,5 +75,5 @@ extension PlistValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral,
 
 extension PlistValue: ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
     public init(arrayLiteral items: PlistValue...) { self = .array(items) }
-    public init(dictionaryLiteral entries: (String, PlistValue)...) { self = .dictionary(Dictionary(entries) { _, n in n }) }
+    public init(dictionaryLiteral entries: (PlistKey, PlistValue)...) { self = .dictionary(Dictionary(entries) { _, n in n }) }
 }

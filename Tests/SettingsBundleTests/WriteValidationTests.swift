@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func violationsListsStoredValuesThatBreakTheSchemaInKeyOrder() {
-        let stored: [String: PlistValue] = ["sort": "size", "flag": true, "size": 99, "private": 1, "version": "9"]
+        let stored: [PlistKey: PlistValue] = ["sort": "size", "flag": true, "size": 99, "private": 1, "version": "9"]
         #expect(Self.validator.violations(domain: "com.app", contents: stored).map(\.rule) == ["SB702", "SB701", "SB705"])
     }
 

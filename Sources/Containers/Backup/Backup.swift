@@ -158,7 +158,7 @@ public struct BackupService: ContainerOperation, Sendable {
             walker.absorb(groupWalker, label: group.rawValue + ":")
         }
         try containersErrors {
-            for dir in walker.directoriesWritten.sorted() { TreeOperations.syncDirectory(dir) }
+            for dir in walker.directoriesWritten.sorted() { TreeOperations.syncDirectory(dir.string) }
             TreeOperations.syncDirectory(store.objectsDirectory)
         }
         let manifest = BackupManifest(bundleIdentifier: entry.bundleIdentifier, bundleName: entry.bundleName,
@@ -206,7 +206,9 @@ struct HomeWalker {
     let store: BackupStore
     let options: BackupOptions
     /// Files of the previous backup by path, when their times can be trusted.
-    let reusable: [String: BackupEntry]
+    /// By path, compared by exact scalars (``PlistKey``): names that are
+    /// canonically equivalent are different files.
+    let reusable: [PlistKey: BackupEntry]
     var entries: [BackupEntry] = []
     var filesRead = 0
     var bytesRead = 0
@@ -214,7 +216,7 @@ struct HomeWalker {
     var objectsStored = 0
     var skipped: [String] = []
     var excluded: [String] = []
-    var directoriesWritten: Set<String> = []
+    var directoriesWritten: Set<PlistKey> = []
     var databases: [String] = []
     var unsettled: [String] = []
     var notBackedUp: [ContainerManager.NotBackedUp] = []
@@ -228,7 +230,7 @@ struct HomeWalker {
         self.isExcluded = isExcluded
         self.store = store
         self.options = options
-        var reusable: [String: BackupEntry] = [:]
+        var reusable: [PlistKey: BackupEntry] = [:]
         if let previousTime {
             // Racy-file rule: a file modified in the same clock tick as the
             // previous scan could change again without its times changing,
@@ -262,7 +264,7 @@ struct HomeWalker {
         let names = try FileSystem.directoryEntries(dir).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         // Databases of this directory: their -wal, -shm and -journal files,
         // which sort after them, are not stored (the copy holds what they held).
-        var databasesHere: Set<String> = []
+        var databasesHere: Set<PlistKey> = []
         for name in names {
             let rel = relative.isEmpty ? name : relative + "/" + name
             if isExcluded(rel) { continue }
@@ -288,9 +290,9 @@ struct HomeWalker {
                 let target = try TreeOperations.linkTarget(path)
                 entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
             case S_IFREG:
-                if let stem = Self.companionStem(name), databasesHere.contains(stem) { continue }
+                if let stem = Self.companionStem(name), databasesHere.contains(PlistKey(stem)) { continue }
                 let (entry, isDatabase) = try file(rel, path: path, st)
-                if isDatabase { databasesHere.insert(name) }
+                if isDatabase { databasesHere.insert(PlistKey(name)) }
                 if let entry { entries.append(entry) }
             default:
                 skipped.append(rel)

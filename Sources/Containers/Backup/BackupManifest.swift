@@ -126,7 +126,7 @@ public struct BackupManifest: Equatable, Sendable {
 
     /// The file's bytes: the envelope as a binary property list.
     public func encoded() throws(ContainersError) -> [UInt8] {
-        var body: [String: PlistValue] = [
+        var body: [PlistKey: PlistValue] = [
             "BundleIdentifier": .string(bundleIdentifier.rawValue),
             "BundleName": .string(bundleName),
             "CFBundleVersion": .string(version),
@@ -134,12 +134,12 @@ public struct BackupManifest: Equatable, Sendable {
             "CreationTime": .date(creationTime),
             "HashAlgorithm": .string(ContentHash.algorithm),
             "Entries": Self.encode(entries),
-            "Participants": .dictionary(participants.mapValues { .data($0) }),
+            "Participants": .dictionary(Dictionary(stringKeys: participants.mapValues { .data($0) })),
         ]
         if let s = shortVersion { body["CFBundleShortVersionString"] = .string(s) }
         if let team { body["TeamIdentifier"] = .string(team.rawValue) }
         if !groups.isEmpty {
-            body["Groups"] = .dictionary(Dictionary(uniqueKeysWithValues: groups.map { ($0.key.rawValue, Self.encode($0.value)) }))
+            body["Groups"] = .dictionary(Dictionary(uniqueKeysWithValues: groups.map { (PlistKey($0.key.rawValue), Self.encode($0.value)) }))
         }
         do {
             let inner = try PlistCodec.encode(.dictionary(body), format: .binary)
@@ -158,7 +158,7 @@ public struct BackupManifest: Equatable, Sendable {
         var items: [PlistValue] = []
         items.reserveCapacity(entries.count)
         for e in entries {
-            var d: [String: PlistValue] = ["Path": .string(e.path), "Mode": .integer(Int128(e.mode))]
+            var d: [PlistKey: PlistValue] = ["Path": .string(e.path), "Mode": .integer(Int128(e.mode))]
             switch e.kind {
             case .directory:
                 d["Type"] = .string("directory")
@@ -222,7 +222,7 @@ public struct BackupManifest: Equatable, Sendable {
         var participants: [String: [UInt8]] = [:]
         for (name, value) in parts {
             guard case .data(let payload) = value else { throw damaged("the payload of \(name) is not data") }
-            participants[name] = payload
+            participants[name.string] = payload
         }
 
         let entries = try Self.decode(items, where: "", path: path, version: version) { Self.pathProblem($0, bundleName: bundleName) }
@@ -230,9 +230,9 @@ public struct BackupManifest: Equatable, Sendable {
         if let value = body["Groups"] {
             guard version >= 2, case .dictionary(let byGroup) = value else { throw damaged("Groups is not a dictionary of version 2") }
             for (name, list) in byGroup {
-                guard let group = try? AppGroupIdentifier(name) else { throw damaged("'\(name)' is not a valid app group identifier") }
+                guard let group = try? AppGroupIdentifier(name.string) else { throw damaged("'\(name)' is not a valid app group identifier") }
                 guard case .array(let groupItems) = list else { throw damaged("the entries of \(name) are not an array") }
-                groups[group] = try Self.decode(groupItems, where: name + ":", path: path, version: version, problem: Self.groupPathProblem)
+                groups[group] = try Self.decode(groupItems, where: name.string + ":", path: path, version: version, problem: Self.groupPathProblem)
             }
         }
         var team: TeamIdentifier? = nil
@@ -256,8 +256,10 @@ public struct BackupManifest: Equatable, Sendable {
         func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: reason) }
         var entries: [BackupEntry] = []
         entries.reserveCapacity(items.count)
-        var directories: Set<String> = [""]
-        var seen: Set<String> = []
+        // Paths compare by exact scalars (``PlistKey``): names that are
+        // canonically equivalent are different files.
+        var directories: Set<PlistKey> = [""]
+        var seen: Set<PlistKey> = []
         for item in items {
             guard let d = item.dictionaryValue, case .string(let p)? = d["Path"] else { throw damaged("an entry has no Path") }
             func int(_ key: String, _ range: ClosedRange<Int128>) throws(ContainersError) -> Int128 {
@@ -265,12 +267,12 @@ public struct BackupManifest: Equatable, Sendable {
                 return v
             }
             if let reason = problem(p) { throw damaged("entry '\(label)\(p)' \(reason)") }
-            guard seen.insert(p).inserted else { throw damaged("entry '\(p)' appears twice") }
-            guard directories.contains(Self.parent(p)) else { throw damaged("entry '\(p)' is not inside a directory listed before it") }
+            guard seen.insert(PlistKey(p)).inserted else { throw damaged("entry '\(p)' appears twice") }
+            guard directories.contains(PlistKey(Self.parent(p))) else { throw damaged("entry '\(p)' is not inside a directory listed before it") }
             let mode = UInt32(try int("Mode", 0...0o7777))
             switch d["Type"] {
             case .string("directory")?:
-                directories.insert(p)
+                directories.insert(PlistKey(p))
                 entries.append(BackupEntry(path: p, kind: .directory, mode: mode))
             case .string("file")?:
                 guard case .data(let h)? = d["Hash"], let hash = ContentHash(bytes: h) else { throw damaged("\(p): Hash is missing") }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AppHomeSystem
 import Preferences
+import PropertyList
 import SQLiteBackup
 
 extension HomeWalker {
@@ -183,7 +184,7 @@ extension HomeWalker {
         bytesStored += ingested.storedBytes
         if let d = ingested.directoryWritten {
             objectsStored += 1
-            directoriesWritten.insert(d)
+            directoriesWritten.insert(PlistKey(d))
         }
     }
 

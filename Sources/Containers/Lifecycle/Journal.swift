@@ -54,7 +54,7 @@ public struct Journal: Equatable, Sendable {
 
     /// The journal as a binary property list.
     public func encoded() throws(ContainersError) -> [UInt8] {
-        var top: [String: PlistValue] = [
+        var top: [PlistKey: PlistValue] = [
             "FormatVersion": .integer(Int128(Self.formatVersion)),
             "Operation": .string(operation.rawValue),
             "Step": .string(step),
@@ -62,7 +62,7 @@ public struct Journal: Equatable, Sendable {
             "Entry": entry.plistValue,
         ]
         if let previous { top["Previous"] = previous.plistValue }
-        var table: [String: PlistValue] = [:]
+        var table: [PlistKey: PlistValue] = [:]
         for (id, uuid) in groups { table[id.rawValue] = .string(uuid) }
         top["Groups"] = .dictionary(table)
         do { return try PlistCodec.encode(.dictionary(top), format: .binary) } catch {
@@ -91,7 +91,7 @@ public struct Journal: Equatable, Sendable {
         if operation == .update && previous == nil { throw damaged("an update has no Previous entry") }
         var groups: [AppGroupIdentifier: String] = [:]
         for (key, value) in top["Groups"]?.dictionaryValue ?? [:] {
-            guard let group = try? AppGroupIdentifier(key), case .string(let uuid) = value, ContainerLayout.isValidUUID(uuid) else {
+            guard let group = try? AppGroupIdentifier(key.string), case .string(let uuid) = value, ContainerLayout.isValidUUID(uuid) else {
                 throw damaged("the group entry \(key) is not valid")
             }
             groups[group] = uuid

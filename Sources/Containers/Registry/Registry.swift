@@ -47,7 +47,7 @@ public struct RegistryEntry: Equatable, Sendable {
 
     /// The entry as the registry (and the journal) store it.
     var plistValue: PlistValue {
-        var d: [String: PlistValue] = [
+        var d: [PlistKey: PlistValue] = [
             "HomeUUID": .string(homeUUID),
             "BundleName": .string(bundleName),
             "CFBundleVersion": .string(version),
@@ -158,11 +158,11 @@ public struct Registry: Equatable, Sendable {
 
     /// The registry as a binary property list.
     public func encoded() throws(ContainersError) -> [UInt8] {
-        var apps: [String: PlistValue] = [:]
+        var apps: [PlistKey: PlistValue] = [:]
         for (id, e) in entries { apps[id.rawValue] = e.plistValue }
-        var groupTable: [String: PlistValue] = [:]
+        var groupTable: [PlistKey: PlistValue] = [:]
         for (id, uuid) in groups {
-            var d: [String: PlistValue] = ["ContainerUUID": .string(uuid)]
+            var d: [PlistKey: PlistValue] = ["ContainerUUID": .string(uuid)]
             if let team = groupTeams[id] { d["TeamIdentifier"] = .string(team.rawValue) }
             groupTable[id.rawValue] = .dictionary(d)
         }
@@ -196,7 +196,7 @@ public struct Registry: Equatable, Sendable {
         guard let apps = top["Applications"]?.dictionaryValue else { throw corrupt("Applications is missing") }
         var entries: [BundleIdentifier: RegistryEntry] = [:]
         for (key, value) in apps {
-            let entry = try RegistryEntry(key: key, value: value, signedEntitlements: version >= 3, corrupt: corrupt)
+            let entry = try RegistryEntry(key: key.string, value: value, signedEntitlements: version >= 3, corrupt: corrupt)
             entries[entry.bundleIdentifier] = entry
         }
         var groups: [AppGroupIdentifier: String] = [:]
@@ -204,7 +204,7 @@ public struct Registry: Equatable, Sendable {
         if version >= 2 {
             guard let table = top["Groups"]?.dictionaryValue else { throw corrupt("Groups is missing") }
             for (key, value) in table {
-                guard let id = try? AppGroupIdentifier(key) else { throw corrupt("'\(key)' is not a valid app group identifier") }
+                guard let id = try? AppGroupIdentifier(key.string) else { throw corrupt("'\(key)' is not a valid app group identifier") }
                 guard case .string(let uuid)? = value.dictionaryValue?["ContainerUUID"], ContainerLayout.isValidUUID(uuid) else {
                     throw corrupt("the group \(key) has no valid ContainerUUID")
                 }

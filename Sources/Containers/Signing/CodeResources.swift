@@ -89,9 +89,9 @@ public struct CodeResources: Equatable, Sendable {
 
     /// The file's bytes: a binary property list.
     public func encoded() throws(ContainersError) -> [UInt8] {
-        var table: [String: PlistValue] = [:]
+        var table: [PlistKey: PlistValue] = [:]
         for (path, entry) in files {
-            var d: [String: PlistValue] = ["Kind": .string(entry.kindName)]
+            var d: [PlistKey: PlistValue] = ["Kind": .string(entry.kindName)]
             if let h = entry.hash { d["Hash"] = .data(h.bytes) }
             table[path] = .dictionary(d)
         }
@@ -102,8 +102,8 @@ public struct CodeResources: Equatable, Sendable {
             "TeamIdentifier": .string(team.rawValue),
             "PublicKey": .data(publicKey),
             "Entitlements": .dictionary([
-                Entitlements.keychainAccessGroupsKey: .array(entitlements.keychainAccessGroups.map { .string($0) }),
-                AppGroupIdentifier.infoPlistKey: .array(entitlements.applicationGroups.map { .string($0.rawValue) }),
+                PlistKey(Entitlements.keychainAccessGroupsKey): .array(entitlements.keychainAccessGroups.map { .string($0) }),
+                PlistKey(AppGroupIdentifier.infoPlistKey): .array(entitlements.applicationGroups.map { .string($0.rawValue) }),
             ]),
             "Files": .dictionary(table),
             "Signature": .data(signature),
@@ -152,7 +152,8 @@ public struct CodeResources: Equatable, Sendable {
         }
         guard case .dictionary(let table)? = top["Files"] else { throw fail("CodeResources has no Files") }
         var files: [String: SealedEntry] = [:]
-        for (path, value) in table {
+        for (key, value) in table {
+            let path = key.string
             guard BundleWalk.isValidRelativePath(path) else { throw fail("CodeResources lists an invalid path '\(path)'") }
             guard case .dictionary(let d) = value, case .string(let kind)? = d["Kind"] else { throw fail("the entry '\(path)' in CodeResources has no Kind") }
             var hash: ContentHash? = nil

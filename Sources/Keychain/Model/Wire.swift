@@ -6,47 +6,47 @@ import PropertyList
 /// Absent keys mean "not given"; a key with the wrong type is refused with
 /// ``KeychainError/invalidParameter(_:)``, never ignored.
 public enum KeychainWire {
-    static func string(_ d: [String: PlistValue], _ key: String) throws(KeychainError) -> String? {
+    static func string(_ d: [PlistKey: PlistValue], _ key: String) throws(KeychainError) -> String? {
         guard let v = d[key] else { return nil }
         guard case .string(let s) = v else { throw .invalidParameter("\(key) must be a string") }
         return s
     }
 
-    static func integer(_ d: [String: PlistValue], _ key: String) throws(KeychainError) -> Int? {
+    static func integer(_ d: [PlistKey: PlistValue], _ key: String) throws(KeychainError) -> Int? {
         guard let v = d[key] else { return nil }
         guard case .integer(let n) = v, let i = Int(exactly: n) else { throw .invalidParameter("\(key) must be an integer") }
         return i
     }
 
-    static func bool(_ d: [String: PlistValue], _ key: String) throws(KeychainError) -> Bool? {
+    static func bool(_ d: [PlistKey: PlistValue], _ key: String) throws(KeychainError) -> Bool? {
         guard let v = d[key] else { return nil }
         guard case .bool(let b) = v else { throw .invalidParameter("\(key) must be a boolean") }
         return b
     }
 
-    static func data(_ d: [String: PlistValue], _ key: String) throws(KeychainError) -> [UInt8]? {
+    static func data(_ d: [PlistKey: PlistValue], _ key: String) throws(KeychainError) -> [UInt8]? {
         guard let v = d[key] else { return nil }
         guard case .data(let b) = v else { throw .invalidParameter("\(key) must be data") }
         return b
     }
 
-    static func itemClass(_ d: [String: PlistValue]) throws(KeychainError) -> ItemClass {
+    static func itemClass(_ d: [PlistKey: PlistValue]) throws(KeychainError) -> ItemClass {
         guard let raw = try string(d, "class"), let c = ItemClass(rawValue: raw) else { throw .invalidParameter("class must be genp or inet") }
         return c
     }
 
-    static func group(_ d: [String: PlistValue]) throws(KeychainError) -> AccessGroup? {
+    static func group(_ d: [PlistKey: PlistValue]) throws(KeychainError) -> AccessGroup? {
         try string(d, "accessGroup").map { (g) throws(KeychainError) in try AccessGroup(g) }
     }
 
-    static func accessibility(_ d: [String: PlistValue]) throws(KeychainError) -> Accessibility? {
+    static func accessibility(_ d: [PlistKey: PlistValue]) throws(KeychainError) -> Accessibility? {
         guard let raw = try string(d, "accessibility") else { return nil }
         guard let a = Accessibility(rawValue: raw) else { throw .invalidParameter("unknown accessibility '\(raw)'") }
         return a
     }
 
     /// A removable text attribute: a string sets it, `false` removes it.
-    static func removable(_ d: [String: PlistValue], _ key: String) throws(KeychainError) -> String?? {
+    static func removable(_ d: [PlistKey: PlistValue], _ key: String) throws(KeychainError) -> String?? {
         switch d[key] {
         case nil: return nil
         case .bool(false)?: return .some(nil)
@@ -57,8 +57,8 @@ public enum KeychainWire {
 
     // MARK: Queries
 
-    public static func encode(_ q: ItemQuery) -> [String: PlistValue] {
-        var d: [String: PlistValue] = ["class": .string(q.itemClass.rawValue)]
+    public static func encode(_ q: ItemQuery) -> [PlistKey: PlistValue] {
+        var d: [PlistKey: PlistValue] = ["class": .string(q.itemClass.rawValue)]
         if let g = q.accessGroup { d["accessGroup"] = .string(g.rawValue) }
         for (k, v) in [("account", q.account), ("service", q.service), ("server", q.server), ("protocol", q.protocol),
                        ("path", q.path), ("authenticationType", q.authenticationType), ("securityDomain", q.securityDomain),
@@ -75,7 +75,7 @@ public enum KeychainWire {
         return d
     }
 
-    public static func query(_ d: [String: PlistValue]) throws(KeychainError) -> ItemQuery {
+    public static func query(_ d: [PlistKey: PlistValue]) throws(KeychainError) -> ItemQuery {
         var q = ItemQuery(itemClass: try itemClass(d))
         q.accessGroup = try group(d)
         q.account = try string(d, "account"); q.service = try string(d, "service"); q.server = try string(d, "server")
@@ -103,8 +103,8 @@ public enum KeychainWire {
 
     // MARK: Attributes
 
-    public static func encode(_ a: ItemAttributes) -> [String: PlistValue] {
-        var d: [String: PlistValue] = [
+    public static func encode(_ a: ItemAttributes) -> [PlistKey: PlistValue] {
+        var d: [PlistKey: PlistValue] = [
             "class": .string(a.itemClass.rawValue), "account": .string(a.account), "service": .string(a.service),
             "server": .string(a.server), "protocol": .string(a.protocol), "port": .integer(Int128(a.port)), "path": .string(a.path),
             "authenticationType": .string(a.authenticationType), "securityDomain": .string(a.securityDomain),
@@ -119,7 +119,7 @@ public enum KeychainWire {
         return d
     }
 
-    public static func attributes(_ d: [String: PlistValue]) throws(KeychainError) -> ItemAttributes {
+    public static func attributes(_ d: [PlistKey: PlistValue]) throws(KeychainError) -> ItemAttributes {
         var a = ItemAttributes(itemClass: try itemClass(d))
         a.accessGroup = try group(d)
         a.account = try string(d, "account") ?? ""; a.service = try string(d, "service") ?? ""
@@ -138,8 +138,8 @@ public enum KeychainWire {
     // MARK: Changes
 
     /// The changes without the secret (which travels as its own field).
-    public static func encode(_ c: ItemChanges) -> [String: PlistValue] {
-        var d: [String: PlistValue] = [:]
+    public static func encode(_ c: ItemChanges) -> [PlistKey: PlistValue] {
+        var d: [PlistKey: PlistValue] = [:]
         if let g = c.accessGroup { d["accessGroup"] = .string(g.rawValue) }
         for (k, v) in [("account", c.account), ("service", c.service), ("server", c.server), ("protocol", c.protocol),
                        ("path", c.path), ("authenticationType", c.authenticationType), ("securityDomain", c.securityDomain)] {
@@ -155,7 +155,7 @@ public enum KeychainWire {
         return d
     }
 
-    public static func changes(_ d: [String: PlistValue]) throws(KeychainError) -> ItemChanges {
+    public static func changes(_ d: [PlistKey: PlistValue]) throws(KeychainError) -> ItemChanges {
         var c = ItemChanges()
         c.accessGroup = try group(d)
         c.account = try string(d, "account"); c.service = try string(d, "service"); c.server = try string(d, "server")
@@ -176,14 +176,14 @@ public enum KeychainWire {
 
     // MARK: Results
 
-    public static func encode(_ r: ItemResult) -> [String: PlistValue] {
-        var d: [String: PlistValue] = [:]
+    public static func encode(_ r: ItemResult) -> [PlistKey: PlistValue] {
+        var d: [PlistKey: PlistValue] = [:]
         if let a = r.attributes { d["attributes"] = .dictionary(encode(a)) }
         if let s = r.data { d["data"] = .data(s.exposedCopy()) }
         return d
     }
 
-    public static func result(_ d: [String: PlistValue]) throws(KeychainError) -> ItemResult {
+    public static func result(_ d: [PlistKey: PlistValue]) throws(KeychainError) -> ItemResult {
         var r = ItemResult()
         if let v = d["attributes"] {
             guard case .dictionary(let a) = v else { throw .invalidParameter("attributes must be a dictionary") }

@@ -80,13 +80,13 @@ struct DeviceRecord: Equatable {
     var classChecks: [String: [UInt8]] = [:]
 
     func encoded() throws(KeychainError) -> [UInt8] {
-        var d: [String: PlistValue] = [
+        var d: [PlistKey: PlistValue] = [
             "FormatVersion": .integer(Int128(version)),
             "DeviceID": .string(deviceID),
             "RootKeyStore": .string(store.rawValue),
             "KeyCheck": .data(keyCheck),
         ]
-        if version >= 2 { d["ClassKeyChecks"] = .dictionary(classChecks.mapValues { .data($0) }) }
+        if version >= 2 { d["ClassKeyChecks"] = .dictionary(Dictionary(stringKeys: classChecks.mapValues { .data($0) })) }
         return try KeychainError.binaryPlist(d)
     }
 

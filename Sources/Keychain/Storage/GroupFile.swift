@@ -163,7 +163,7 @@ final class GroupFile {
             .dictionary(["ID": .data($0.id), "Generation": .integer(Int128($0.generation)), "Tag": .data($0.tag),
                          "Meta": .data($0.meta), "Key": .data($0.key), "Secret": .data($0.secret)])
         }
-        let top: [String: PlistValue] = [
+        let top: [PlistKey: PlistValue] = [
             "FormatVersion": .integer(Int128(Self.formatVersion)),
             "AccessGroup": .string(group.rawValue),
             "DeviceID": .string(deviceID),
@@ -292,7 +292,7 @@ final class GroupFile {
     // MARK: Attribute encoding (inside the `meta` box)
 
     static func encodeAttributes(_ a: ItemAttributes) throws(KeychainError) -> [UInt8] {
-        var d: [String: PlistValue] = [
+        var d: [PlistKey: PlistValue] = [
             "Class": .string(a.itemClass.rawValue),
             "Account": .string(a.account),
             "Sync": .bool(a.synchronizable),

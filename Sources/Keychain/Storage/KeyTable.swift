@@ -25,7 +25,7 @@ struct KeyTable {
         guard case .string(let dev)? = top["DeviceID"], dev == deviceID else { throw .wrongKey("\(path) was made on another device") }
         guard case .dictionary(let keys)? = top["Keys"] else { throw corrupt("Keys is missing") }
         var wrapped: [String: [UInt8]] = [:]
-        for (name, value) in keys {
+        for (name, value) in keys.stringEntries {
             guard case .data(let d) = value else { throw corrupt("the key of group '\(name)' is not data") }
             wrapped[name] = d
         }
@@ -33,10 +33,10 @@ struct KeyTable {
     }
 
     func write(path: String) throws(KeychainError) {
-        let top: [String: PlistValue] = [
+        let top: [PlistKey: PlistValue] = [
             "FormatVersion": .integer(Int128(Self.formatVersion)),
             "DeviceID": .string(deviceID),
-            "Keys": .dictionary(wrapped.mapValues { .data($0) }),
+            "Keys": .dictionary(Dictionary(stringKeys: wrapped.mapValues { .data($0) })),
         ]
         let bytes = try KeychainError.binaryPlist(top)
         do { try FileSystem.writeAtomically(bytes, to: path) } catch {
@@ -67,7 +67,7 @@ extension KeychainError {
     /// A binary property list of `dictionary`, for the keychain's files and
     /// sealed boxes. An encoding failure is an error, never an empty file
     /// written over one that held keys or items.
-    static func binaryPlist(_ dictionary: [String: PlistValue]) throws(KeychainError) -> [UInt8] {
+    static func binaryPlist(_ dictionary: [PlistKey: PlistValue]) throws(KeychainError) -> [UInt8] {
         do { return try PlistCodec.encode(.dictionary(dictionary), format: .binary) } catch {
             throw .invalidParameter("cannot encode a keychain record: \(error)")
         }

@@ -28,7 +28,7 @@ enum PassphraseKeyFile {
     static func write(_ rootKey: SecureBytes, passphrase: SecureBytes, parameters: PassphraseParameters, deviceID: String,
                       directory: String) throws(KeychainError) {
         let pk = try parameters.deriveKey(passphrase)
-        let top: [String: PlistValue] = [
+        let top: [PlistKey: PlistValue] = [
             "FormatVersion": .integer(Int128(formatVersion)), "DeviceID": .string(deviceID), "Parameters": parameters.plist,
             "Key": .data(Sodium.seal(rootKey, key: pk, ad: ad(deviceID: deviceID, parameters: parameters))),
         ]

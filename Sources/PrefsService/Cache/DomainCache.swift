@@ -15,7 +15,7 @@ import PropertyList
 final class DomainCache {
     /// The contents last read (or written) of one domain file.
     final class Entry {
-        var contents: [String: PlistValue]?
+        var contents: [PlistKey: PlistValue]?
         var identity: FileStatus?
         var valid = false
     }
@@ -25,7 +25,9 @@ final class DomainCache {
     private(set) var resolver: DomainResolver
     private var registryIdentity: FileStatus?
     private var hostID: String?
-    private var entries: [String: Entry] = [:]
+    /// By file path, compared by its exact scalars (two canonically equivalent
+    /// names are two files).
+    private var entries: [PlistKey: Entry] = [:]
     /// Called each time the resolver was rebuilt from a changed registry
     /// (the subscriptions follow their domains).
     var resolverChanged: () -> Void = {}
@@ -110,12 +112,12 @@ final class DomainCache {
     // MARK: - Contents
 
     /// The contents of a domain, from the cache when it is valid.
-    func load(_ address: DomainAddress) throws(PreferencesError) -> [String: PlistValue]? {
+    func load(_ address: DomainAddress) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         let path = try path(for: address)
         return try load(address.domain, path: path)
     }
 
-    func load(_ domain: Domain, path: String) throws(PreferencesError) -> [String: PlistValue]? {
+    func load(_ domain: Domain, path: String) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         let entry = entryMade(path)
         if entry.valid { return entry.contents }
         let dir = FileSystem.parentDirectory(path)
@@ -136,11 +138,14 @@ final class DomainCache {
         if entry.valid && FileStatus.of(path) != entry.identity { entry.valid = false }
     }
 
-    /// After a commit of the file at `path` that wrote `contents`.
-    func committed(_ path: String, contents: [String: PlistValue]) {
+    /// After a commit of the file at `path` that wrote `contents`, which left
+    /// the file with `status` (taken under the domain's lock: a `stat` here,
+    /// after the lock, could already see another writer's file and pair it
+    /// with these contents).
+    func committed(_ path: String, contents: [PlistKey: PlistValue], status: FileStatus?) {
         let entry = entryMade(path)
         entry.contents = contents.isEmpty ? nil : contents
-        entry.identity = FileStatus.of(path)
+        entry.identity = status
         let dir = FileSystem.parentDirectory(path)
         entry.valid = watcher.isWatching(dir) || watcher.watch(dir)
     }
@@ -166,9 +171,9 @@ final class DomainCache {
             refreshResolverIfNeeded()
         }
         if watcher.overflowed {
-            for (path, entry) in entries where entry.valid ? FileStatus.of(path) != entry.identity : isSubscribed(path) {
+            for (key, entry) in entries where entry.valid ? FileStatus.of(key.string) != entry.identity : isSubscribed(key.string) {
                 entry.valid = false
-                changed(path)
+                changed(key.string)
             }
             for entry in entries.values { entry.valid = false }
         }

@@ -8,7 +8,7 @@ import PropertyList
 final class ManagedWatch {
     let managed: ManagedPreferences
     /// Every managed file's trusted contents, by domain, at the last look.
-    private(set) var files: [Domain: [String: PlistValue]] = [:]
+    private(set) var files: [Domain: [PlistKey: PlistValue]] = [:]
 
     init(_ managed: ManagedPreferences) {
         self.managed = managed
@@ -27,7 +27,7 @@ final class ManagedWatch {
     }
 
     /// Reads the directory again; returns the contents before and after.
-    func reread() -> (old: [Domain: [String: PlistValue]], new: [Domain: [String: PlistValue]]) {
+    func reread() -> (old: [Domain: [PlistKey: PlistValue]], new: [Domain: [PlistKey: PlistValue]]) {
         let old = files
         files = managed.all()
         return (old, files)

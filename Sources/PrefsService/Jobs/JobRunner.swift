@@ -14,7 +14,7 @@ final class JobRunner {
     struct Finished: Sendable {
         var clientID: Int
         var requestID: Int
-        var result: Result<[String: PlistValue], RemoteError>
+        var result: Result<[PlistKey: PlistValue], RemoteError>
         /// An uninstall, after which domains resolve anew. (Subscribers of
         /// the app's domain follow it when the registry is read again.)
         var changesRegistry: Bool
@@ -65,7 +65,7 @@ final class JobRunner {
     }
 
     private func submit(clientID: Int, requestID: Int, changesRegistry: Bool, barrier: Bool,
-                        _ job: @escaping @Sendable () -> Result<[String: PlistValue], RemoteError>) {
+                        _ job: @escaping @Sendable () -> Result<[PlistKey: PlistValue], RemoteError>) {
         let wake = wake.write
         let finished = finished
         queue.async(flags: barrier ? .barrier : []) {

@@ -10,7 +10,7 @@ enum KeychainJob {
     /// caller `login` (no bundle id can be that) must hold the user's
     /// ``LoginCredential`` and gets the login keychain only.
     static func perform(_ request: Request, caller: KeychainCaller, root: String, policy: DeviceKeyPolicy,
-                        now: @escaping @Sendable () -> PlistDate) -> Result<[String: PlistValue], RemoteError> {
+                        now: @escaping @Sendable () -> PlistDate) -> Result<[PlistKey: PlistValue], RemoteError> {
         let manager = ContainerManager(root: root)
         let context: KeychainContext
         if caller.bundleIdentifier == KeychainContext.loginGroupName {

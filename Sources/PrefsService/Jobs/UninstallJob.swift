@@ -9,7 +9,7 @@ enum UninstallJob {
     /// Uninstalls `bundle` (its keychain items with it); the reply carries
     /// what `apphome uninstall` prints.
     static func perform(_ bundle: String, root: String, policy: DeviceKeyPolicy,
-                        hookEnvironment: HookEnvironment) -> Result<[String: PlistValue], RemoteError> {
+                        hookEnvironment: HookEnvironment) -> Result<[PlistKey: PlistValue], RemoteError> {
         do {
             let identifier = try BundleIdentifier(bundle)
             let keychain = KeychainParticipant(root: root, policy: policy)

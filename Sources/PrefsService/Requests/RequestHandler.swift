@@ -11,7 +11,7 @@ import PropertyList
 /// runner.
 extension PrefsServer {
     func handle(_ request: Request, id: Int, from c: ClientConnection) {
-        func reply(_ r: Result<[String: PlistValue], RemoteError>) { send(c, .response(id: id, r)) }
+        func reply(_ r: Result<[PlistKey: PlistValue], RemoteError>) { send(c, .response(id: id, r)) }
         do throws(PreferencesError) {
             switch request {
             case .hello(let root):
@@ -33,7 +33,7 @@ extension PrefsServer {
             case .write(let address, let set, let options):
                 try queue(ChangeSet(set: set), options: options, for: address, id: id, from: c)
             case .delete(let address, let keys):
-                try queue(keys.map { ChangeSet(remove: $0) } ?? ChangeSet(removeAll: true), options: WriteOptions(), for: address, id: id, from: c)
+                try queue(keys.map { ChangeSet(remove: $0.map { PlistKey($0) }) } ?? ChangeSet(removeAll: true), options: WriteOptions(), for: address, id: id, from: c)
             case .batch(let address, let change, let options):
                 try queue(change, options: options, for: address, id: id, from: c)
             case .listDomains:
@@ -44,7 +44,7 @@ extension PrefsServer {
                 let contents = try cache.load(address)
                 let sub = subscriptions.add(clientID: c.id, address: address, path: path)
                 c.subscriptions[sub] = path
-                var result: [String: PlistValue] = ["subscription": .integer(Int128(sub))]
+                var result: [PlistKey: PlistValue] = ["subscription": .integer(Int128(sub))]
                 if let contents { result["contents"] = .dictionary(contents) }
                 reply(.success(result))
             case .unsubscribe(let sub):
@@ -68,7 +68,7 @@ extension PrefsServer {
         }
     }
 
-    private func status() -> [String: PlistValue] {
+    private func status() -> [PlistKey: PlistValue] {
         [
             "pid": .integer(Int128(getpid())),
             "root": .string(configuration.root),

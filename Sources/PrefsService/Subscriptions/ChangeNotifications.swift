@@ -5,7 +5,7 @@ import PropertyList
 /// the service's back, and when the registry moved their domain.
 extension PrefsServer {
     /// Sends each of `subs` the change from `old` to `new`, if any.
-    func notify(_ subs: [SubscriptionTable.Subscription], old: [String: PlistValue], new: [String: PlistValue]) {
+    func notify(_ subs: [SubscriptionTable.Subscription], old: [PlistKey: PlistValue], new: [PlistKey: PlistValue]) {
         for s in subs {
             guard let c = clients[s.clientID],
                   let change = DomainChange.between(old, new, subscription: s.id, address: s.address) else { continue }
@@ -20,7 +20,7 @@ extension PrefsServer {
         let subs = subscriptions[path]
         guard let first = subs.first, let entry = cache.entry(path) else { return }
         let old = entry.contents ?? [:]
-        let new: [String: PlistValue]?
+        let new: [PlistKey: PlistValue]?
         do { new = try cache.load(first.address.domain, path: path) } catch { return }
         notify(subs, old: old, new: new ?? [:])
     }

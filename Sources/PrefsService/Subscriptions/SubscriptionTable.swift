@@ -1,4 +1,5 @@
 import PrefsProtocol
+import PropertyList
 
 /// Who listens to which domain file: each subscription by the file its
 /// domain resolves to, so that a change to a file reaches every
@@ -10,14 +11,15 @@ struct SubscriptionTable {
         var address: DomainAddress
     }
 
-    private var byPath: [String: [Subscription]] = [:]
+    /// By file path, compared by its exact scalars (see ``PlistKey``).
+    private var byPath: [PlistKey: [Subscription]] = [:]
     private var nextID = 1
 
     /// The subscriptions to the file at `path`.
     subscript(path: String) -> [Subscription] { byPath[path] ?? [] }
 
     /// Every subscription, grouped by the file it listens to.
-    var byFile: [String: [Subscription]] { byPath.filter { !$0.value.isEmpty } }
+    var byFile: [(path: String, subscriptions: [Subscription])] { byPath.compactMap { $0.value.isEmpty ? nil : ($0.key.string, $0.value) } }
 
     /// Whether anyone listens to the file at `path`.
     func isSubscribed(_ path: String) -> Bool { byPath[path] != nil }
@@ -56,16 +58,23 @@ struct SubscriptionTable {
     /// The subscriptions whose domain `resolve` now puts in another file,
     /// grouped by old and new file, in a stable order.
     func moves(resolve: (DomainAddress) -> String?) -> [Move] {
-        var moves: [String: [String: [Subscription]]] = [:]  // old path → new path → subscriptions
+        var moves: [PlistKey: [PlistKey: [Subscription]]] = [:]  // old path → new path → subscriptions
         for (old, subs) in byPath {
             for s in subs {
-                guard let new = resolve(s.address), new != old else { continue }
+                guard let path = resolve(s.address) else { continue }
+                let new = PlistKey(path)
+                if new == old { continue }
                 moves[old, default: [:]][new, default: []].append(s)
             }
         }
-        return moves.sorted { $0.key < $1.key }.flatMap { old, targets in
-            targets.sorted { $0.key < $1.key }.map { Move(old: old, new: $0.key, subscriptions: $0.value) }
+        var result: [Move] = []
+        for old in moves.keys.sorted() {
+            let targets = moves[old]!
+            for new in targets.keys.sorted() {
+                result.append(Move(old: old.string, new: new.string, subscriptions: targets[new]!))
+            }
         }
+        return result
     }
 
     /// Moves the subscriptions of `move` to its new file.

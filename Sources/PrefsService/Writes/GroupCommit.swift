@@ -31,22 +31,22 @@ extension PrefsServer {
     /// Commits `writes` to one domain through the one commit path: each
     /// change set must still hold and pass the write policy, else it alone
     /// is refused; the rest are written together.
-    private func commit(_ writes: [WriteQueue.PendingWrite], path: String) -> [Result<[String: PlistValue], RemoteError>] {
+    private func commit(_ writes: [WriteQueue.PendingWrite], path: String) -> [Result<[PlistKey: PlistValue], RemoteError>] {
         let domain = writes[0].domain
         let policy = configuration.writePolicy
         let cache = self.cache
         let outcome: DomainCommit.Outcome
-        let results: [Result<[String: PlistValue], RemoteError>]
+        let results: [Result<[PlistKey: PlistValue], RemoteError>]
         // The cached contents are checked against the file under the lock
         // (`load` runs holding it): a writer that got the lock first, such as
         // an embedded `FilePreferenceStore`, must not be overwritten with stale contents.
-        let loadLocked = { (d: Domain, p: String) throws(PreferencesError) -> [String: PlistValue]? in
+        let loadLocked = { (d: Domain, p: String) throws(PreferencesError) -> [PlistKey: PlistValue]? in
             cache.prepareCommit(p)
             return try cache.load(d, path: p)
         }
         do {
             (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked) { working in
-                var results: [Result<[String: PlistValue], RemoteError>] = []
+                var results: [Result<[PlistKey: PlistValue], RemoteError>] = []
                 for w in writes {
                     counters.writes += 1
                     guard w.change.holds(in: working) else {
@@ -74,7 +74,7 @@ extension PrefsServer {
         }
         guard outcome.written else { return results }
         counters.commits += 1
-        cache.committed(path, contents: outcome.new)
+        cache.committed(path, contents: outcome.new, status: outcome.status)
         notify(subscriptions[path], old: outcome.old, new: outcome.new)
         return results
     }

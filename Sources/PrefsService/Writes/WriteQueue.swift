@@ -1,5 +1,6 @@
 import Preferences
 import PrefsProtocol
+import PropertyList
 
 /// The writes of one loop turn, by domain file, waiting for the turn's
 /// group commit.
@@ -13,7 +14,8 @@ struct WriteQueue {
         var options: WriteOptions
     }
 
-    private var pending: [String: [PendingWrite]] = [:]
+    /// By file path, compared by its exact scalars (see ``PlistKey``).
+    private var pending: [PlistKey: [PendingWrite]] = [:]
     private var order: [String] = []
 
     /// Queues `write` for the file at `path`.
