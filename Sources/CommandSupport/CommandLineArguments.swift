@@ -67,7 +67,7 @@ public enum CommandLineArguments {
     }
 
     /// At most this many bytes of an invalid argument are shown.
-    static let shownBytes = 64
+    static let shownBytes = 160
 
     /// `bytes` in double quotes: valid printable characters as they are,
     /// `"` and `\` escaped, every other byte as `\xNN`. A long argument is

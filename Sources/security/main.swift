@@ -11,8 +11,7 @@ ProcessHardening.disableCoreDumps()
 let console = ProcessConsole()
 let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
 let environment = SecurityEnvironment(configuration: configuration, standardInputIsTerminal: isatty(0) != 0)
-// `-w SECRET`: an invalid secret is named by its position, never shown.
-let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "security", console: console, secretAfter: ["-w"]) { arguments in
+let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "security", console: console, secretAfter: SecurityCommand.secretOptions) { arguments in
     SecurityCommand.run(arguments, environment: environment, console: console, prompter: TerminalPrompter())
 }
 console.flush()

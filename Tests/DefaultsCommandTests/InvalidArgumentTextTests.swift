@@ -90,7 +90,7 @@ struct InvalidArgumentCase: Sendable, CustomTestStringConvertible {
     @Test func aLongInvalidArgumentIsShownAroundItsFirstBadByte() {
         let raw = [UInt8](repeating: UInt8(ascii: "a"), count: 1000) + [0xFF] + [UInt8](repeating: UInt8(ascii: "b"), count: 1000)
         let shown = CommandLineArguments.render(raw)
-        #expect(shown == "\"…" + String(repeating: "a", count: 32) + "\\xFF" + String(repeating: "b", count: 31) + "…\""
+        #expect(shown == "\"…" + String(repeating: "a", count: 80) + "\\xFF" + String(repeating: "b", count: 79) + "…\""
             + " (2001 bytes; the first invalid byte is at offset 1000)")
     }
 }
