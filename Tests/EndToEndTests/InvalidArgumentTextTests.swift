@@ -114,4 +114,33 @@ struct InvalidArgumentTextTests {
         #expect(git.status == 1 && git.standardError == "git-credential-apphome: argument 1 is not valid UTF-8: \"store\\xFF\"\n", "\(git)")
         #expect(Self.state(t) == before, "a command created or changed files")
     }
+    /// A file each text format reads, with `bad` where a key or a value goes.
+    static func files(_ bad: [UInt8]) -> [(name: String, bytes: [UInt8], reason: String)] {
+        [
+            ("bad.plist", argumentBytes("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict><key>com.example.bytes</key><dict><key>k")
+                + bad + argumentBytes("</key><string>v</string></dict></dict></plist>\n"),
+             "malformed XML property list: line 2, column 62: <key> is not valid UTF-8"),
+            ("bad.txt", argumentBytes("{ \"com.example.bytes\" = { k = \"v") + bad + argumentBytes("\"; }; }\n"),
+             "malformed old-style property list: string is not valid UTF-8 at line 1, column 33"),
+            ("bad.json", argumentBytes("{\"com.example.bytes\": {\"k\": \"v") + bad + argumentBytes("\"}}\n"),
+             "malformed JSON property list: line 1, column 29: string is not valid UTF-8"),
+        ]
+    }
+
+    @Test(arguments: [[UInt8]([0xFF]), [0xED, 0xA0, 0x80], [0xC0, 0xAF]])
+    func importAndApplyRefuseFilesWhoseTextIsNotUTF8(bad: [UInt8]) throws {
+        let t = try TempRoot()
+        try t.succeed(["write", Self.d, "s", "text"])
+        let before = Self.state(t)
+        for file in Self.files(bad) {
+            let url = t.workFile(file.name)
+            try Data(file.bytes).write(to: url)
+            let imported = try t.run(["import", Self.d, url.path])
+            #expect(imported.status == 1 && imported.stderr.hasPrefix("defaults: Could not parse property list from \(url.path) due to "), "\(imported)")
+            let applied = try t.run(["apply", url.path])
+            #expect(applied.status == 1 && applied.stderr == "defaults: Could not parse property list from \(url.path) due to \(file.reason); defaults unchanged\n",
+                    "\(file.name): \(applied)")
+            #expect(Self.state(t) == before, "\(file.name) changed the root")
+        }
+    }
 }
