@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 
 /// The command line as the kernel hands it over: bytes, read as UTF-8
 /// strictly.
@@ -74,20 +75,16 @@ public enum CommandLineArguments {
     /// shown around its first invalid byte, with `…` where it is cut, then
     /// its length and that byte's offset.
     static func render(_ bytes: [UInt8]) -> String {
-        var units = Array(bytes.utf8Units())
-        let firstInvalid = units.firstIndex { if case .invalid = $0 { return true } else { return false } } ?? 0
-        var offset = 0
-        let offsets = units.map { unit in defer { offset += unit.length }; return offset }
-        guard bytes.count > shownBytes else { return "\"" + units.map(\.rendered).joined() + "\"" }
-        // A window of whole units around the first invalid byte.
-        let invalidOffset = offsets[firstInvalid]
-        let start = max(0, min(invalidOffset - shownBytes / 2, bytes.count - shownBytes))
-        let lower = offsets.firstIndex { $0 >= start } ?? 0
-        let upper = offsets.lastIndex { $0 < start + shownBytes } ?? units.count - 1
-        let cutFront = lower > 0, cutBack = upper < units.count - 1
-        units = Array(units[lower...upper])
-        return "\"" + (cutFront ? "…" : "") + units.map(\.rendered).joined() + (cutBack ? "…" : "") + "\""
-            + " (\(bytes.count) bytes; the first invalid byte is at offset \(invalidOffset))"
+        let units = ArgumentUnit.split(bytes)
+        guard bytes.count > shownBytes else { return "\"" + units.map(\.unit.rendered).joined() + "\"" }
+        let firstInvalid = units.first { $0.unit.isInvalid }?.offset ?? 0
+        // Whole units in a window around the first invalid byte.
+        let start = max(0, min(firstInvalid - shownBytes / 2, bytes.count - shownBytes))
+        let shown = units.filter { $0.offset >= start && $0.offset < start + shownBytes }
+        let cutFront = (shown.first?.offset ?? 0) > 0
+        let cutBack = shown.last.map { $0.offset + $0.unit.length < bytes.count } ?? false
+        return "\"" + (cutFront ? "…" : "") + shown.map(\.unit.rendered).joined() + (cutBack ? "…" : "") + "\""
+            + " (\(bytes.count) bytes; the first invalid byte is at offset \(firstInvalid))"
     }
 }
 
@@ -118,29 +115,30 @@ private enum ArgumentUnit {
         }
     }
 
-    static func escape(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return String(decoding: [UInt8(ascii: "\\"), UInt8(ascii: "x"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    var isInvalid: Bool {
+        if case .invalid = self { return true } else { return false }
     }
-}
 
-private extension Array where Element == UInt8 {
-    /// The bytes as characters where they form valid UTF-8, else one byte at a time.
-    func utf8Units() -> [ArgumentUnit] {
-        var units: [ArgumentUnit] = []
-        var i = 0
-        while i < count {
-            let lead = self[i]
-            let length = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0
-            if length > 0, i + length <= count,
-               let text = String(validating: self[i..<(i + length)], as: UTF8.self), let scalar = text.unicodeScalars.first {
-                units.append(.character(scalar, length: length))
-                i += length
-            } else {
-                units.append(.invalid(lead))
-                i += 1
+    static func escape(_ byte: UInt8) -> String { "\\x" + Hex.encode([byte], uppercase: true) }
+
+    /// `bytes` as characters where they form valid UTF-8, else one byte at a
+    /// time, each with the offset it starts at.
+    static func split(_ bytes: [UInt8]) -> [(offset: Int, unit: ArgumentUnit)] {
+        var units: [(offset: Int, unit: ArgumentUnit)] = []
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                units.append((offset, .character(Unicode.UTF8.decode(encoded), length: encoded.count)))
+                offset += encoded.count
+            case .error(let length):
+                for k in offset..<(offset + length) { units.append((k, .invalid(bytes[k]))) }
+                offset += length
+            case .emptyInput:
+                return units
             }
         }
-        return units
     }
 }

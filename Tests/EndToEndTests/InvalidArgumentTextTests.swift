@@ -9,16 +9,8 @@ import Testing
 struct InvalidArgumentTextTests {
     static let d = "com.example.bytes"
 
-    /// Every path under the root (directories too) with the bytes of each regular file.
-    static func state(_ t: TempRoot) -> [String: Data?] {
-        var entries: [String: Data?] = [:]
-        guard let walker = FileManager.default.enumerator(atPath: t.root.path) else { return entries }
-        for case let relative as String in walker {
-            let full = t.root.path + "/" + relative
-            entries[relative] = FileManager.default.contents(atPath: full)
-        }
-        return entries
-    }
+    /// Every file under the root with its bytes (no lock file may appear either).
+    static func state(_ t: TempRoot) -> [String: Data] { t.snapshot() }
 
     func run(_ t: TempRoot, _ tool: String, _ arguments: [[UInt8]], env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
         try ByteArgumentProcess.run(try TestDaemon.binary(tool).path, arguments,
