@@ -24,7 +24,7 @@ let package = Package(
         // Foundation-free on purpose: start-up time of `defaults` is the budget.
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["AppHomeSystem", "PropertyList"]),
-        .target(name: "CommandSupport", dependencies: ["Keychain"]),
+        .target(name: "CommandSupport", dependencies: ["AppHomeSystem", "Keychain"]),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome"]),
     ],
     swiftLanguageModes: [.v6]
 )

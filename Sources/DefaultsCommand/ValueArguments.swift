@@ -103,11 +103,30 @@ enum ValueArguments {
     static func untyped(_ text: String) throws(CommandFailure) -> PlistValue {
         if text.contains(where: { "\"(){}[]<>".contains($0) }) {
             do { return try OldStyleText.parse(text) } catch {
-                throw .failure("Could not parse: \(text).  Try single-quoting it.")
+                throw unparsable(text, error)
             }
         }
         do { return .string(try OldStyleText.unescape(text)) } catch {
-            throw .failure("Could not parse: \(text).  Try single-quoting it.")
+            throw unparsable(text, error)
         }
+    }
+
+    /// The failure for a literal from the command line that does not parse:
+    /// macOS's `Could not parse: <text>.  Try single-quoting it.` with the
+    /// reason after the text, in the words `import` uses for a file
+    /// (`… due to property list nests deeper than 2048 levels`), and the text
+    /// cut short (``echo(_:)``).
+    static func unparsable(_ text: String, _ reason: PlistError) -> CommandFailure {
+        .failure("Could not parse: \(echo(text)) due to \(reason).  Try single-quoting it.")
+    }
+
+    /// At most this many characters of a literal are repeated in an error.
+    static let echoedCharacters = 60
+
+    /// `text` as an error repeats it: whole when short, else its first
+    /// ``echoedCharacters`` characters, `…` and its length.
+    static func echo(_ text: String) -> String {
+        guard text.count > echoedCharacters else { return text }
+        return String(text.prefix(echoedCharacters)) + "… (\(text.count) characters)"
     }
 }

@@ -15,8 +15,8 @@ extension DefaultsCommand {
         if args.count == 2 {
             // The whole domain is replaced by a dictionary literal.
             let rep: PlistValue
-            do { rep = try OldStyleText.parse(args[1]) } catch {
-                throw CommandFailure.failure("Could not parse: \(args[1]).  Try single-quoting it.")
+            do throws(PlistError) { rep = try OldStyleText.parse(args[1]) } catch {
+                throw ValueArguments.unparsable(args[1], error)
             }
             guard case .dictionary(let replacement) = rep else {
                 throw CommandFailure.failure("Rep argument is not a dictionary\nDefaults have not been changed.")

@@ -187,7 +187,7 @@ struct OldStyleScanner {
             var out: [UInt8] = []
             while pos < bytes.count {
                 let b = bytes[pos]
-                if b == quote { pos += 1; return String(decoding: out, as: UTF8.self) }
+                if b == quote { try requireUTF8(start + 1..<pos); pos += 1; return String(decoding: out, as: UTF8.self) }
                 if b == UInt8(ascii: "\\") { try appendEscape(to: &out) } else { out.append(b); pos += 1 }
             }
             throw error("unterminated quoted string", at: start)
@@ -197,7 +197,24 @@ struct OldStyleScanner {
         guard pos > start else {
             throw error("unexpected character '\(String(decoding: [bytes[pos]], as: UTF8.self))'")
         }
+        try requireUTF8(start..<pos)
         return String(decoding: bytes[start..<pos], as: UTF8.self)
+    }
+
+    /// Refuses text that is not valid UTF-8 (a stray byte, an encoded
+    /// surrogate, an overlong form), at its first bad byte: it is never
+    /// read as U+FFFD. Escapes only add valid UTF-8, so the raw bytes decide.
+    private func requireUTF8(_ range: Range<Int>) throws(PlistError) {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes[range].makeIterator()
+        var offset = range.lowerBound
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .error: throw error("string is not valid UTF-8", at: offset)
+            case .emptyInput: return
+            }
+        }
     }
 
     static func isUnquotedCharacter(_ b: UInt8) -> Bool {

@@ -32,6 +32,11 @@ public struct SecurityCommand {
     /// The verb's usage, shown after a usage error.
     let usage: String
 
+    /// The options whose value is a secret (`-w SECRET`): `main` never shows
+    /// such a value when it is not valid UTF-8
+    /// (``CommandLineArguments/run(_:command:console:secretAfter:_:)``).
+    public static let secretOptions: Set<String> = ["-w"]
+
     /// Runs `security` with `arguments` (without the program name) and
     /// returns the exit status.
     public static func run(_ arguments: [String], environment: SecurityEnvironment, console: Console,

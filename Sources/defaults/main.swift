@@ -7,6 +7,8 @@ import DefaultsCommand
 
 let console = ProcessConsole()
 let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
-let status = DefaultsCommand.run(Array(CommandLine.arguments.dropFirst()), configuration: configuration, console: console)
+let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "defaults", console: console) { arguments in
+    DefaultsCommand.run(arguments, configuration: configuration, console: console)
+}
 console.flush()
 exit(status)

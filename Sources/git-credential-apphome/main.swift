@@ -10,6 +10,8 @@ import KeychainSecretService
 ProcessHardening.disableCoreDumps()
 let console = ProcessConsole()
 let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
-let status = GitCredentialHelper.run(Array(CommandLine.arguments.dropFirst()), configuration: configuration, console: console)
+let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "git-credential-apphome", console: console) { arguments in
+    GitCredentialHelper.run(arguments, configuration: configuration, console: console)
+}
 console.flush()
 exit(status)

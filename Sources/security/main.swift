@@ -11,6 +11,8 @@ ProcessHardening.disableCoreDumps()
 let console = ProcessConsole()
 let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
 let environment = SecurityEnvironment(configuration: configuration, standardInputIsTerminal: isatty(0) != 0)
-let status = SecurityCommand.run(Array(CommandLine.arguments.dropFirst()), environment: environment, console: console, prompter: TerminalPrompter())
+let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "security", console: console, secretAfter: SecurityCommand.secretOptions) { arguments in
+    SecurityCommand.run(arguments, environment: environment, console: console, prompter: TerminalPrompter())
+}
 console.flush()
 exit(status)

@@ -147,7 +147,7 @@ final class Harness {
         (["delete", "com.none"], "Domain (com.none) not found.\nDefaults have not been changed.", 1),
         (["delete", "com.t", "nope"], "Domain (com.t) not found.\nDefaults have not been changed.", 1),
         (["write", "com.t", "(a, b)"], "Rep argument is not a dictionary\nDefaults have not been changed.", 1),
-        (["write", "com.t", "k", "(a, "], "Could not parse: (a, .  Try single-quoting it.", 1),
+        (["write", "com.t", "k", "(a, "], "Could not parse: (a,  due to malformed old-style property list: unexpected end of input at line 1, column 5.  Try single-quoting it.", 1),
         (["write", "com.t", "k", "-array", "-array", "x"], "Cannot nest composite types (arrays and dictionaries); exiting", 1),
         (["write", "com.t", "k", "-dict", "a"], "Key a lacks a corresponding value", 1),
         (["write", "com.t", "k", "-dict", "-int", "1"], "Dictionary keys must be strings", 1),

@@ -42,6 +42,19 @@ import Testing
         #expect(throws: PlistError.self) { try OldStyleText.parse(text) }
     }
 
+    @Test(arguments: [
+        ("a stray byte in a quoted value", Array("{ k = \"v".utf8) + [0xFF] + Array("\"; }".utf8), "line 1, column 9"),
+        ("a Latin-1 byte in an unquoted key", Array("{\n  k".utf8) + [0xE9] + Array(" = v; }".utf8), "line 2, column 4"),
+        ("an encoded surrogate", Array("( \"".utf8) + [0xED, 0xA0, 0x80] + Array("\" )".utf8), "line 1, column 4"),
+        ("an overlong slash in a .strings file", Array("\"a\" = \"x".utf8) + [0xC0, 0xAF] + Array("\";".utf8), "line 1, column 9"),
+        ("a truncated sequence", Array("\"ok é".utf8) + [0xE2, 0x82] + Array("\"".utf8), "line 1, column 7"),
+    ])
+    func refusesTextThatIsNotUTF8InsteadOfStoringU_FFFD(_ name: String, _ bytes: [UInt8], at: String) {
+        #expect(throws: PlistError.malformed(format: "old-style", detail: "string is not valid UTF-8 at \(at)")) {
+            try PlistCodec.decode(bytes, format: .openStep)
+        }
+    }
+
     @Test func readsASurrogatePairEscape() throws {
         #expect(try OldStyleText.parse("\"\\UD83D\\UDE00\"") == .string("\u{1F600}"))
     }

@@ -13,6 +13,8 @@ let console = ProcessConsole()
 let step = getenv("APPHOME_TEST_KILL_AT").map { String(cString: $0) } ?? ""
 let environment = AppHomeEnvironment(configuration: Configuration(variable: { getenv($0).map { String(cString: $0) } }),
                                      stepHook: { done throws(ContainersError) in if done == step { kill(getpid(), SIGKILL) } })
-let status = AppHomeCommand.run(Array(CommandLine.arguments.dropFirst()), environment: environment, console: console)
+let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "apphome", console: console) { arguments in
+    AppHomeCommand.run(arguments, environment: environment, console: console)
+}
 console.flush()
 exit(status)
