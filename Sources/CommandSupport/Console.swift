@@ -77,17 +77,24 @@ public final class ProcessConsole: Console {
 
 /// A console that records what a command wrote, for tests.
 public final class CapturingConsole: Console {
-    /// What was written to standard output, byte for byte.
-    public private(set) var standardOutputBytes: [UInt8] = []
-    /// Standard output as text.
-    public var standardOutput: String { String(decoding: standardOutputBytes, as: UTF8.self) }
+    /// Standard output as text (bytes that are not UTF-8 read as U+FFFD).
+    public private(set) var standardOutput = ""
     public private(set) var standardError = ""
     private let input: [UInt8]
+    /// What was written to standard output, byte for byte.
+    public private(set) var standardOutputBytes: [UInt8] = []
 
     public init(input: [UInt8] = []) { self.input = input }
 
-    public func out(_ text: String) { standardOutputBytes += text.utf8 }
-    public func out(bytes: [UInt8]) { standardOutputBytes += bytes }
+    public func out(_ text: String) {
+        standardOutput += text
+        standardOutputBytes += text.utf8
+    }
+
+    public func out(bytes: [UInt8]) {
+        standardOutput += String(decoding: bytes, as: UTF8.self)
+        standardOutputBytes += bytes
+    }
     public func err(_ text: String) { standardError += text }
     public func readStandardInput() -> [UInt8] { input }
 }
