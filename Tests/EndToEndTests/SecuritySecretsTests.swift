@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Foundation
 import Testing
 
@@ -15,9 +16,8 @@ struct SecuritySecretsTests {
 
     /// Lowercase hex to bytes, or nil when `text` is anything else.
     static func bytes(fromLowercaseHex text: Substring) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0, digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+        guard !text.utf8.contains(where: { (0x41...0x46).contains($0) }) else { return nil }
+        return Hex.decode(String(text))
     }
 
     @Test func aRandom256KiBSecretReadsBackByteForByteAsHex() throws {

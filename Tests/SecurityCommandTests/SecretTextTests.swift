@@ -1,27 +1,10 @@
 import AppHomeSystem
 import Testing
 
-/// Bytes from lowercase hex, or nil when `text` is not exactly that.
+/// Bytes from lowercase hex, or nil when `text` is anything else.
 func bytes(fromLowercaseHex text: Substring) -> [UInt8]? {
-    let digits = Array(text.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var out: [UInt8] = []
-    out.reserveCapacity(digits.count / 2)
-    var i = 0
-    while i < digits.count {
-        guard let high = lowercaseHexValue(digits[i]), let low = lowercaseHexValue(digits[i + 1]) else { return nil }
-        out.append(high << 4 | low)
-        i += 2
-    }
-    return out
-}
-
-private func lowercaseHexValue(_ d: UInt8) -> UInt8? {
-    switch d {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return d - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return d - UInt8(ascii: "a") + 10
-    default: return nil
-    }
+    guard !text.utf8.contains(where: { (0x41...0x46).contains($0) }) else { return nil }
+    return Hex.decode(String(text))
 }
 
 /// 256 KiB of random bytes that are not valid UTF-8 (the first byte is
