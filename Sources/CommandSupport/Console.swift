@@ -7,6 +7,8 @@ import Glibc
 public protocol Console: AnyObject {
     /// Writes to standard output.
     func out(_ text: String)
+    /// Writes `bytes` to standard output as they are (for secrets that need not be text).
+    func out(bytes: [UInt8])
     /// Writes to standard error.
     func err(_ text: String)
     /// Reads all of standard input.
@@ -28,6 +30,11 @@ public final class ProcessConsole: Console {
 
     public func out(_ text: String) {
         buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    public func out(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 16 { flush() }
     }
 
@@ -70,13 +77,24 @@ public final class ProcessConsole: Console {
 
 /// A console that records what a command wrote, for tests.
 public final class CapturingConsole: Console {
+    /// Standard output as text (bytes that are not UTF-8 read as U+FFFD).
     public private(set) var standardOutput = ""
     public private(set) var standardError = ""
     private let input: [UInt8]
+    /// What was written to standard output, byte for byte.
+    public private(set) var standardOutputBytes: [UInt8] = []
 
     public init(input: [UInt8] = []) { self.input = input }
 
-    public func out(_ text: String) { standardOutput += text }
+    public func out(_ text: String) {
+        standardOutput += text
+        standardOutputBytes += text.utf8
+    }
+
+    public func out(bytes: [UInt8]) {
+        standardOutput += String(decoding: bytes, as: UTF8.self)
+        standardOutputBytes += bytes
+    }
     public func err(_ text: String) { standardError += text }
     public func readStandardInput() -> [UInt8] { input }
 }

@@ -76,9 +76,28 @@ public enum GitCredentialHelper {
             throw error
         }
         guard let item = found.first, let data = item.data, let attributes = item.attributes else { return }
-        var secret = data.exposedCopy()
-        defer { SecureBytes.wipe(&secret) }
-        console.out("username=\(attributes.account)\npassword=\(String(decoding: secret, as: UTF8.self))\n")
+        // git's protocol is lines of bytes: a password goes out exactly as
+        // stored (UTF-8 or not), unless it holds what would end its line.
+        var answer = Array("username=\(attributes.account)\npassword=".utf8)
+        defer { SecureBytes.wipe(&answer) }
+        data.withUnsafeBytes { answer.append(contentsOf: $0) }
+        let secret = answer[(answer.count - data.count)...]
+        guard !secret.contains(0x0A), !secret.contains(0), secret.last != 0x0D else {
+            throw UnsendablePassword(account: attributes.account, server: attributes.server)
+        }
+        answer.append(0x0A)
+        console.out(bytes: answer)
+    }
+
+    /// A stored password that git's credential protocol cannot carry: it
+    /// holds a line end or a NUL (a multi-line secret added with `security`).
+    struct UnsendablePassword: Error, CustomStringConvertible {
+        var account: String
+        var server: String
+
+        var description: String {
+            "the password stored for \(account) at \(server) holds a line end or a NUL, which git's credential protocol cannot carry; it was not sent"
+        }
     }
 
     static func store(_ r: GitCredentialRequest, _ keychain: AppKeychain) throws {

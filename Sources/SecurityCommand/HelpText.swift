@@ -3,8 +3,11 @@ enum HelpText {
     static let addGeneric = """
     usage: security add-generic-password -a account -s service [-l label] [-j comment] [-D kind] [-G generic] [-U]
                                          [--accessibility CLASS] [-w [secret]]
-        The secret is read from standard input (one line) when it is not a terminal,
-        else prompted for. -w <secret> also works but puts the secret in the process list.
+        The secret is all of standard input when it is not a terminal, with or without
+        a trailing -w: several lines stay several lines, only one final line end (\n or
+        \r\n) is dropped, and an empty standard input is an error. On a terminal it is
+        prompted for, twice. -w <secret> also works but puts the secret in the process
+        list; -w '' stores an empty secret.
         -U updates the item if it exists. CLASS is when the item can be read (default
         whenUnlocked): whenUnlocked, afterFirstUnlock, whenUnlockedThisDeviceOnly,
         afterFirstUnlockThisDeviceOnly, whenPasscodeSetThisDeviceOnly.
@@ -12,7 +15,10 @@ enum HelpText {
     """
     static let findGeneric = """
     usage: security find-generic-password [-a account] [-s service] [-l label] [-j comment] [-D kind] [-G generic] [-g] [-w]
-        -w prints only the secret; -g prints it on standard error as password: "…".
+        -w prints only the secret: as it is when it is valid UTF-8, else as
+        lowercase hex of its exact bytes (no prefix; macOS prints hex too).
+        -g prints it on standard error as password: "…" (octal escapes for
+        control characters), or as password: 0x<hex> when it is not UTF-8.
 
     """
     static let deleteGeneric = """
@@ -24,12 +30,14 @@ enum HelpText {
                                           [-t authtype] [-l label] [-j comment] [-D kind] [-U]
                                           [--accessibility CLASS] [-w [secret]]
         protocol and authtype are four-character codes (htps, http, ftp…; dflt).
-        CLASS as for add-generic-password (default whenUnlocked).
+        The secret as for add-generic-password (echo pw | security add-internet-password
+        -s host -a u -w works). CLASS as for add-generic-password (default whenUnlocked).
 
     """
     static let findInternet = """
     usage: security find-internet-password [-s server] [-a account] [-r protocol] [-P port] [-p path] [-d domain]
                                            [-t authtype] [-l label] [-j comment] [-D kind] [-g] [-w]
+        -w and -g print the secret as for find-generic-password.
 
     """
     static let deleteInternet = """
@@ -40,7 +48,8 @@ enum HelpText {
     static let dump = """
     usage: security dump-keychain [-d]
         Lists the app's items with their class (accessible: …); -d also prints
-        each item's secret. Items of a class that is not open now are left out.
+        each item's secret (quoted, or 0x<hex> when it is not UTF-8). Items of a
+        class that is not open now are left out.
 
     """
     static let lock = """
@@ -105,16 +114,21 @@ enum HelpText {
       error <OSStatus>           describe a status code
       help                       print this help
 
-    Secrets come from standard input or a prompt, never from the command line
-    unless -w <secret> is given (with a warning: the process list shows it).
-    Not found exits 44, a duplicate 45, a usage error 2.
+    Secrets come from standard input (all of it, less one final line end; empty
+    is an error) or a prompt, never from the command line unless -w <secret> is
+    given (with a warning: the process list shows it). They are printed
+    unaltered: -w prints a valid UTF-8 secret as it is and any other secret as
+    lowercase hex. Not found exits 44, a duplicate 45, a usage error 2.
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
     else ~/.local/share/apphome.
 
     The device root key of a new keychain goes to the Secret Service when a
     session bus is set, else to a 0600 key file; APPHOME_KEYCHAIN_KEY_STORE=file
-    forces the file. Each item has a class (--accessibility): whenUnlocked… items
+    forces the file. When a bus is set but the service cannot store the key (no
+    login keyring, a locked collection, no service answering), making the
+    keychain fails with the service's reason (exit 53); it never falls back to
+    a file on its own. Each item has a class (--accessibility): whenUnlocked… items
     open only while the Secret Service collection is unlocked (a locked keychain
     answers -25308, "User interaction is not allowed.", exit 36);
     afterFirstUnlock… items from the first unlock after boot, their keys kept

@@ -46,16 +46,24 @@ enum Listing {
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
             default:
-                if ch.value < 0x20 || ch.value == 0x7F { out += "\\" + String(ch.value, radix: 8) } else { out.unicodeScalars.append(ch) }
+                // Three octal digits, as macOS prints them, so a digit after the escape stays a digit.
+                if ch.value < 0x20 || ch.value == 0x7F { out += "\\" + octal3(ch.value) } else { out.unicodeScalars.append(ch) }
             }
         }
         return out + "\""
     }
 
+    /// A secret as `-g` and `dump-keychain -d` print it: quoted when it is
+    /// valid UTF-8, else `0x` and the lowercase hex of its bytes; never
+    /// altered (no replacement characters).
     static func quoted(_ data: SecureBytes) -> String {
-        var bytes = data.exposedCopy()
-        defer { SecureBytes.wipe(&bytes) }
-        return quoted(String(decoding: bytes, as: UTF8.self))
+        SecretText.withText(data) { text in text.map(quoted) } ?? "0x" + SecretText.hex(data)
+    }
+
+    /// `n` (below 0o400) as three octal digits.
+    static func octal3(_ n: UInt32) -> String {
+        let digits = String(n, radix: 8)
+        return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
     }
 
     static func hex32(_ n: Int) -> String {

@@ -7,7 +7,8 @@ struct VerbOptions {
     var flags: Set<Character> = []
     /// `-w <secret>` on an add verb (visible in argv).
     var secretArgument: String?
-    /// `-w` as the last argument of an add verb: prompt.
+    /// `-w` as the last argument of an add verb: prompt on a terminal (a
+    /// piped standard input is read, as without `-w`).
     var promptForSecret = false
     var app: String?
     /// `--accessibility CLASS` (add verbs): the item's class by Apple's name.

@@ -36,14 +36,27 @@ extension SecurityCommand {
         return n
     }
 
-    /// The new secret: `-w <secret>` (with a warning), else standard input
-    /// when it is not a terminal, else a prompt typed twice.
+    /// The new secret: `-w <secret>` (with a warning unless it is empty);
+    /// else, when standard input is not a terminal, all of it less one final
+    /// line end, with or without a trailing `-w` (macOS's "prompt me": a
+    /// pipe answers it); else a prompt typed twice.
+    ///
+    /// - Throws: a failure for an empty standard input (nothing, or only a
+    ///   line end): an empty secret is stored only when asked for with `-w ''`.
     func newSecret(_ o: VerbOptions) throws(SecurityFailure) -> SecureBytes {
         if let s = o.secretArgument {
-            console.err("security: warning: a secret given with -w is visible to other processes; pipe it on standard input or end the line with -w to be prompted\n")
+            if !s.isEmpty {
+                console.err("security: warning: a secret given with -w is visible to other processes; pipe it on standard input or end the line with -w to be prompted\n")
+            }
             return SecureBytes(utf8: s)
         }
-        if !environment.standardInputIsTerminal && !o.promptForSecret { return console.readSecretLine() }
+        if !environment.standardInputIsTerminal {
+            let secret = console.readSecretLine()
+            guard secret.count > 0 else {
+                throw .failure("standard input is empty: no secret to store (pipe the secret in, or pass -w '' to store an empty one)")
+            }
+            return secret
+        }
         guard let first = prompter.readSecret(prompt: "password data for new item: ") else {
             throw .failure("cannot prompt for the secret: no terminal (pipe it on standard input)")
         }
@@ -120,10 +133,7 @@ extension SecurityCommand {
             throw SecurityFailure.keychain(error, function: "SecKeychainSearchCopyNext")
         }
         if o.flags.contains("w"), let data = found.data {
-            var bytes = data.exposedCopy()
-            defer { SecureBytes.wipe(&bytes) }
-            bytes.append(0x0A)
-            console.out(String(decoding: bytes, as: UTF8.self))
+            console.out(SecretText.plain(data))
             return
         }
         if let a = found.attributes { console.out(Listing.item(a, directory: keychain.directory)) }

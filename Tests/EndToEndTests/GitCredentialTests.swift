@@ -69,6 +69,37 @@ struct GitCredentialTests {
         #expect(try git("fill", "protocol=https\nhost=example.com\npath=other/repo.git\n\n", options: withPath).status != 0)
     }
 
+    /// git's protocol carries bytes up to a line end: a password that is
+    /// not UTF-8 comes back byte for byte, never with replacement characters.
+    @Test func aPasswordThatIsNotUTF8ComesBackByteForByte() throws {
+        var approve = Data("protocol=https\nhost=bytes.example.com\nusername=ray\npassword=caf".utf8)
+        approve.append(contentsOf: [0xE9, 0xFF, 0x21])
+        approve.append(contentsOf: Array("\n\n".utf8))
+        let approved = try Subprocess.run(try RealClients.tool("git"), ["-c", "credential.helper=apphome", "credential", "approve"],
+                                          environment: try environment, stdin: approve, ioDirectory: t.io)
+        #expect(approved.status == 0 && approved.stderr.isEmpty, "\(approved)")
+        let filled = try git("fill", "protocol=https\nhost=bytes.example.com\n\n")
+        #expect(filled.status == 0, "\(filled)")
+        var expected = Data("protocol=https\nhost=bytes.example.com\nusername=ray\npassword=caf".utf8)
+        expected.append(contentsOf: [0xE9, 0xFF, 0x21, 0x0A])
+        #expect(filled.stdoutData == expected)
+    }
+
+    /// A password holding a line end (stored with `security`) cannot travel
+    /// in git's line-based protocol: `get` refuses it clearly instead of
+    /// sending git a cut or garbled one.
+    @Test func aPasswordWithALineEndIsRefusedNotCut() throws {
+        let added = try Subprocess.run(try TestDaemon.binary("security"),
+                                       ["--root", t.root.path, "add-internet-password", "-s", "lines.example.com", "-r", "htps", "-a", "ray", "-w"],
+                                       environment: try environment, stdin: Data("first\nsecond\n".utf8), ioDirectory: t.io)
+        #expect(added.status == 0, "\(added)")
+        let helper = try TestDaemon.binary("git-credential-apphome")
+        let got = try Subprocess.run(helper, ["get"], environment: try environment,
+                                     stdin: Data("protocol=https\nhost=lines.example.com\n\n".utf8), ioDirectory: t.io)
+        #expect(got.status == 1 && got.stdout.isEmpty, "\(got)")
+        #expect(got.stderr == "git-credential-apphome: the password stored for ray at lines.example.com holds a line end or a NUL, which git's credential protocol cannot carry; it was not sent\n", "\(got)")
+    }
+
     @Test func theHelperRefusesABadRequestClearly() throws {
         let helper = try TestDaemon.binary("git-credential-apphome")
         let bad = try Subprocess.run(helper, ["get"], environment: try environment, stdin: Data("protocol=https\nhost=example.com:99999\n\n".utf8), ioDirectory: t.io)

@@ -76,6 +76,19 @@ struct PythonKeyringTests {
         #expect(try keyring(["del", "upload.example.org", "ray"]).status != 0)
     }
 
+    /// `security` refuses an empty standard input, so the backend asks for
+    /// an empty password explicitly: it is stored, not refused.
+    @Test func anEmptyPasswordIsStored() throws {
+        try FileManager.default.createDirectory(at: t.root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // keyring's command line reads no empty password from a pipe: its Python API, as pip and twine call it.
+        let python = try Self.venv.get().appendingPathComponent("bin/python")
+        let set = try Subprocess.run(python, ["-c", "import keyring; keyring.set_password('empty.example.org', 'ray', '')"],
+                                     environment: try environment, ioDirectory: t.io)
+        #expect(set.status == 0 && set.stderr.isEmpty, "\(set)")
+        let found = try security(["find-generic-password", "-s", "empty.example.org", "-a", "ray", "-w"])
+        #expect(found.status == 0 && found.stdout == "\n", "\(found)")
+    }
+
     @Test func withoutAnAppHomeRootTheBackendStandsAside() throws {
         let backends = try keyring(["--list-backends"])
         #expect(backends.status == 0 && !backends.stdout.contains("AppHomeKeyring"), "\(backends)")

@@ -130,6 +130,26 @@ struct LockedKeyringTests {
         #expect(s.readable() == Self.classes)
     }
 
+    /// A new keychain while the login collection is locked: the device key
+    /// cannot go to the Secret Service (its unlock prompt cannot be shown),
+    /// so making the keychain fails with libsecret's reason; no key file
+    /// appears behind the user's back.
+    @Test(arguments: [false, true])
+    func aLockedCollectionRefusesANewKeychainAndLeavesNoKeyFile(daemon: Bool) throws {
+        // A keychain made while unlocked, so that `unlock-keychain` can unlock the collection afterwards.
+        let s = try Setup(daemon: daemon)
+        defer { s.unlock() }
+        #expect(s.run(["add-generic-password", "-a", "me", "-s", "old"], stdin: "x\n").status == 0)
+        let fresh = try Setup(daemon: daemon)
+        try lockLoginCollectionOverDBus()
+        let r = fresh.run(["add-generic-password", "-a", "me", "-s", "new"], stdin: "x\n")
+        #expect(r.status == 53, "\(r)")
+        #expect(r.err == "security: SecKeychainItemCreateFromContent (<default>): the keychain's device root key is unavailable: the Secret Service could not store "
+                + "a new keychain's device key (Cannot create an item in a locked collection); set APPHOME_KEYCHAIN_KEY_STORE=file to keep the key in a 0600 file under the root instead\n")
+        #expect(!FileManager.default.fileExists(atPath: fresh.scratch.root + "/Keychains/device.key"))
+        #expect(!FileManager.default.fileExists(atPath: fresh.scratch.root + "/Keychains/device.plist"))
+    }
+
     /// A reboot, simulated by dropping the kernel's key `apphome-keychain:<device id>`:
     /// with the collection locked nothing opens until the next unlock.
     @Test(arguments: [false, true])

@@ -33,11 +33,17 @@ final class SecurityScratch: @unchecked Sendable {
     /// Runs `security` in process; `stdin` nil means "a terminal".
     func run(_ args: [String], stdin: String? = nil, app: String? = "com.example.A", prompts: [String] = [],
              extra: [String: String] = [:]) -> (status: Int32, out: String, err: String) {
+        run(args, input: stdin.map { Array($0.utf8) }, app: app, prompts: prompts, extra: extra)
+    }
+
+    /// Runs `security` in process with `input` (any bytes) as standard input; nil means "a terminal".
+    func run(_ args: [String], input: [UInt8]?, app: String? = "com.example.A", prompts: [String] = [],
+             extra: [String: String] = [:]) -> (status: Int32, out: String, err: String) {
         var vars = ["APPHOME_ROOT": root, "APPHOME_KEYCHAIN_KEY_STORE": "file"]
         if let app { vars["APPHOME_BUNDLE_ID"] = app }
         vars.merge(extra) { $1 }
-        let console = CapturingConsole(input: Array((stdin ?? "").utf8))
-        let status = SecurityCommand.run(args, environment: SecurityEnvironment(configuration: Configuration(variable: { vars[$0] }), standardInputIsTerminal: stdin == nil),
+        let console = CapturingConsole(input: input ?? [])
+        let status = SecurityCommand.run(args, environment: SecurityEnvironment(configuration: Configuration(variable: { vars[$0] }), standardInputIsTerminal: input == nil),
                                          console: console, prompter: ScriptedPrompter(prompts),
                                          now: { PlistDate(secondsSince1970: 1_800_000_000) })
         return (status, console.standardOutput, console.standardError)

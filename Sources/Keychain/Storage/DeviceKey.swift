@@ -225,6 +225,15 @@ public enum DeviceKey {
     }
 
     /// Makes a new key, stores it in the chosen store and returns the record to write.
+    ///
+    /// With a Secret Service reachable (and the file not forced) the key
+    /// goes there or nowhere: a service that cannot keep it (no login
+    /// keyring, a locked collection, nothing answering for
+    /// `org.freedesktop.secrets`) is an error naming its cause and the way
+    /// to a key file, never a key file the user did not ask for.
+    ///
+    /// - Throws: ``KeychainError/keyStoreUnavailable(_:)`` when the service
+    ///   refuses the key; a system error when the key file cannot be written.
     static func create(policy: DeviceKeyPolicy, directory: String, root: String) throws(KeychainError) -> (DeviceRecord, SecureBytes) {
         let key = SecureBytes.random(count: Sodium.keyBytes)
         let deviceID = Random.uuid()
@@ -235,7 +244,9 @@ public enum DeviceKey {
                                         label: "AppHome keychain device key (\(root))", secret: toHex(key))
                 store = .secretService
             } catch {
-                store = .file
+                let cause = if case .secretService(_, _, let message) = error { message } else { error.description }
+                throw .keyStoreUnavailable("the Secret Service could not store a new keychain's device key (\(cause)); "
+                    + "set APPHOME_KEYCHAIN_KEY_STORE=file to keep the key in a 0600 file under the root instead")
             }
         }
         if store == .file {

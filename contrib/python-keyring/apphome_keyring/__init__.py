@@ -74,7 +74,13 @@ class AppHomeKeyring(backend.KeyringBackend):
     def set_password(self, service, username, password):
         if "\n" in password or "\r" in password:
             raise PasswordSetError("a password for AppHome's keychain is one line")
-        result = self._run(["add-generic-password", "-U", "-s", service, "-a", username], stdin=password + "\n")
+        arguments = ["add-generic-password", "-U", "-s", service, "-a", username]
+        if password:
+            result = self._run(arguments, stdin=password + "\n")
+        else:
+            # security refuses an empty standard input; an empty password is asked for
+            # explicitly (nothing secret is in the arguments).
+            result = self._run(arguments + ["-w", ""])
         if result.returncode != 0:
             raise PasswordSetError(self._failure(result))
 
