@@ -93,3 +93,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Start-up is the budget of every command. In release, code reaches the metadata of a concrete
+// generic type (`[String: PlistValue]`, `Set<String>`, an array of tuples) through the type's
+// accessor function instead of demangling the type's name at run time: demangling checks the
+// generic requirements (`String: Hashable`) by scanning every protocol conformance record in
+// the binary, the largest single cost of a `defaults read` (docs/STARTUP.md has the figures).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? [])
+        + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
+}
