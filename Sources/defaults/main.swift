@@ -6,7 +6,9 @@ import CommandSupport
 import DefaultsCommand
 
 let console = ProcessConsole()
-let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
+// `@Sendable`: a closure of top-level code is otherwise main-actor isolated, and Swift 6 checks
+// that isolation at run time on each of the ~20 look-ups.
+let configuration = Configuration(variable: { @Sendable in getenv($0).map { String(cString: $0) } })
 let status = DefaultsCommand.run(Array(CommandLine.arguments.dropFirst()), configuration: configuration, console: console)
 console.flush()
 exit(status)
