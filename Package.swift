@@ -30,8 +30,8 @@ let package = Package(
         .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
         // Start-up is the budget of `defaults`: fully static in release (libsodium and SQLite
         // from their Debian static archives), so a plain `swift build -c release` makes it.
-        // The functions a read or a write runs are laid out side by side (startup.order, made
-        // by scripts/startup-order.sh): fewer pages of code to fault in.
+        // The functions and data a read or a write touches are laid out side by side
+        // (startup.order, made by scripts/startup-order.sh): fewer pages to fault in.
         .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"], exclude: ["startup.order"],
                           linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/defaults/startup.order",

@@ -19,8 +19,8 @@ import Synchronization
 /// In production nothing is injected and the check is one relaxed atomic
 /// load. The injector itself lives in a thread-specific slot, read only
 /// while some ``injecting(_:_:)`` body runs: not in a task-local, whose
-/// first read (and the concurrency runtime it links into every command)
-/// cost more at start-up than the whole rest of a `defaults read`.
+/// first read in a process (the concurrency runtime's task-local set-up)
+/// cost a `defaults read` a tenth of its instructions.
 public enum SystemFaults {
     /// Decides, for a call (`"open"`, `"write"`, `"fsync"`, `"rename"`,
     /// `"unlink"`, `"mkdir"`, `"flock"`) on a path, the `errno` it fails

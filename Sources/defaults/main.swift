@@ -7,7 +7,7 @@ import DefaultsCommand
 
 let console = ProcessConsole()
 // `@Sendable`: a closure of top-level code is otherwise main-actor isolated, and Swift 6 checks
-// that isolation at run time on each of the ~20 look-ups.
+// that isolation at run time on every look-up.
 let configuration = Configuration(variable: { @Sendable in getenv($0).map { String(cString: $0) } })
 let status = DefaultsCommand.run(Array(CommandLine.arguments.dropFirst()), configuration: configuration, console: console)
 console.flush()
