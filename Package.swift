@@ -30,8 +30,12 @@ let package = Package(
         .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
         // Start-up is the budget of `defaults`: fully static in release (libsodium and SQLite
         // from their Debian static archives), so a plain `swift build -c release` makes it.
-        .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"],
-                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all"], .when(configuration: .release))]),
+        // The functions and data a read or a write touches are laid out side by side
+        // (startup.order, made by scripts/startup-order.sh): fewer pages to fault in.
+        .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"], exclude: ["startup.order"],
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all",
+                                                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/defaults/startup.order",
+                                                         "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release))]),
         // The benchmarks' code (plistbench, prefsbench); their mains only call it.
         .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
@@ -93,3 +97,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Start-up is the budget of every command. In release, code reaches the metadata of a concrete
+// generic type (`[String: PlistValue]`, `Set<String>`, an array of tuples) through the type's
+// accessor function instead of demangling the type's name at run time: demangling checks the
+// generic requirements (`String: Hashable`) by scanning every protocol conformance record in
+// the binary, the largest single cost of a `defaults read` (docs/STARTUP.md has the figures).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? [])
+        + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
+}

@@ -52,7 +52,18 @@ public struct Configuration: Sendable, Equatable {
     /// descriptors it passed.
     public var socketActivation: (pid: Int32, count: Int)?
     /// The variables uninstall hooks are given (besides AppHome's own).
-    public var hookVariables: [String: String]
+    public var hookVariables: [String: String] {
+        get { Dictionary(uniqueKeysWithValues: zip(hookNames, hookValues)) }
+        set {
+            hookNames = Array(newValue.keys)
+            hookValues = hookNames.map { newValue[$0]! }
+        }
+    }
+    /// ``hookVariables`` as names and values side by side: parsing the
+    /// environment at start-up builds no dictionary and no array of pairs
+    /// (each a generic type the runtime would instantiate first).
+    private var hookNames: [String]
+    private var hookValues: [String]
     /// The administrator's directory of managed (forced) preferences.
     public var managedDirectory: String
 
@@ -75,8 +86,10 @@ public struct Configuration: Sendable, Equatable {
         self.keyCacheSeconds = keyCacheSeconds
         self.bundleIdentifier = bundleIdentifier
         self.socketActivation = socketActivation
-        self.hookVariables = hookVariables
+        self.hookNames = []
+        self.hookValues = []
         self.managedDirectory = managedDirectory
+        if !hookVariables.isEmpty { self.hookVariables = hookVariables }
     }
 
     /// Parses the variables `variable` looks up (the mains pass `getenv`).
@@ -95,8 +108,14 @@ public struct Configuration: Sendable, Equatable {
             keyCacheSeconds: value("APPHOME_KEYCHAIN_KEY_CACHE").map { UInt32($0) ?? 0 },
             bundleIdentifier: value("APPHOME_BUNDLE_ID"),
             socketActivation: value("LISTEN_PID").flatMap(Int32.init).flatMap { pid in value("LISTEN_FDS").flatMap(Int.init).map { (pid, $0) } },
-            hookVariables: Dictionary(uniqueKeysWithValues: Self.hookVariableNames.compactMap { n in variable(n).map { (n, $0) } }),
             managedDirectory: value("APPHOME_MANAGED_DIR") ?? Self.defaultManagedDirectory)
+        // Set but empty counts here: a hook is given `LANG=` as the command was.
+        for name in Self.hookVariableNames {
+            if let v = variable(name) {
+                hookNames.append(name)
+                hookValues.append(v)
+            }
+        }
     }
 
     /// prefsd's socket: `--socket`, else `APPHOME_SOCKET`, else
@@ -112,7 +131,8 @@ public struct Configuration: Sendable, Equatable {
         a.root == b.root && a.serviceMode == b.serviceMode && a.socketPath == b.socketPath && a.keyStore == b.keyStore
             && a.sessionBusAvailable == b.sessionBusAvailable && a.keyCacheSeconds == b.keyCacheSeconds
             && a.bundleIdentifier == b.bundleIdentifier && a.socketActivation?.pid == b.socketActivation?.pid
-            && a.socketActivation?.count == b.socketActivation?.count && a.hookVariables == b.hookVariables
+            && a.socketActivation?.count == b.socketActivation?.count
+            && (a.hookNames == b.hookNames ? a.hookValues == b.hookValues : a.hookVariables == b.hookVariables)
             && a.managedDirectory == b.managedDirectory
     }
 }

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The failure-injection seam under every file-system call AppHome makes.
 ///
 /// Each wrapper in ``FileSystem`` and ``FileLock`` asks ``SystemFaults``
-/// first whether the call should fail; in production nothing is injected
-/// and the check is one task-local read. Tests make a chosen call fail with
+/// first whether the call should fail. Tests make a chosen call fail with
 /// a chosen `errno` (a full disk at `write`, a failed `rename`) without
 /// touching the real file system:
 ///
@@ -15,24 +15,68 @@ import Glibc
 ///     try FileSystem.writeAtomically(bytes, to: path)
 /// }
 /// ```
+///
+/// In production nothing is injected and the check is one relaxed atomic
+/// load. The injector itself lives in a thread-specific slot, read only
+/// while some ``injecting(_:_:)`` body runs: not in a task-local, whose
+/// first read in a process (the concurrency runtime's task-local set-up)
+/// cost a `defaults read` a tenth of its instructions.
 public enum SystemFaults {
     /// Decides, for a call (`"open"`, `"write"`, `"fsync"`, `"rename"`,
     /// `"unlink"`, `"mkdir"`, `"flock"`) on a path, the `errno` it fails
     /// with, or `nil` to make the real call.
     public typealias Injector = @Sendable (_ call: String, _ path: String) -> Int32?
 
-    @TaskLocal static var injector: Injector?
+    /// How many ``injecting(_:_:)`` bodies are running now, on every thread
+    /// together. While it is 0 no call looks for an injector.
+    static let activeInjections = Atomic<Int>(0)
+
+    /// The thread-specific slot holding the running body's injector (a
+    /// retained ``Box``), created by the first ``injecting(_:_:)``.
+    private static let slot: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "SystemFaults: no thread-specific key left")
+        return key
+    }()
+
+    private final class Box {
+        let injector: Injector
+        init(_ injector: @escaping Injector) { self.injector = injector }
+    }
 
     /// Runs `body` with `injector` deciding which calls fail.
+    ///
+    /// The injector applies to the calls `body` makes on the thread that
+    /// runs it (`body` is synchronous: it cannot move to another one).
+    /// Other threads, and the tests that run on them in parallel, keep
+    /// making the real calls; an inner `injecting` replaces the injector
+    /// until it returns.
     public static func injecting<R>(_ injector: @escaping Injector, _ body: () throws -> R) rethrows -> R {
-        try $injector.withValue(injector) { try body() }
+        let previous = pthread_getspecific(slot)
+        let box = Unmanaged.passRetained(Box(injector))
+        pthread_setspecific(slot, box.toOpaque())
+        activeInjections.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer {
+            activeInjections.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            pthread_setspecific(slot, previous)
+            box.release()
+        }
+        return try body()
     }
 
     /// The `errno` an injected failure of `call` on `path` gives, if any.
     @inline(__always)
     static func injected(_ call: String, _ path: String) -> Int32? {
-        guard let injector else { return nil }
-        return injector(call, path)
+        // A body of `injecting` runs after its own increment, on the same
+        // thread: a relaxed load sees it.
+        guard activeInjections.load(ordering: .relaxed) > 0 else { return nil }
+        return injectedSlow(call, path)
+    }
+
+    @inline(never)
+    private static func injectedSlow(_ call: String, _ path: String) -> Int32? {
+        guard let raw = pthread_getspecific(slot) else { return nil }
+        return Unmanaged<Box>.fromOpaque(raw).takeUnretainedValue().injector(call, path)
     }
 }
 

@@ -48,13 +48,14 @@ public struct ArgumentScanner {
 
     /// Scans the options at the front, stopping at the first argument that
     /// is not one of `options` and does not start with `-`, or at one of
-    /// `stopAt` (left unscanned).
+    /// `stopAt` (left unscanned). `stopAt` is a short list, not a `Set`:
+    /// building a set costs a command's start-up more than the scan.
     ///
     /// - Parameter unknown: the error for an argument that starts with `-`
     ///   and is none of `options`, or `nil` to stop there instead.
     /// - Throws: `unknown`'s error, or ``CommandFailure/usage(_:)`` for a
     ///   missing or empty value.
-    public mutating func leadingOptions(_ options: [Option], stopAt: Set<String> = [],
+    public mutating func leadingOptions(_ options: [Option], stopAt: [String] = [],
                                         unknown: (String) -> CommandFailure?) throws(CommandFailure) -> [Match] {
         var found: [Match] = []
         while let arg = rest.first, arg.hasPrefix("-"), !stopAt.contains(arg) {

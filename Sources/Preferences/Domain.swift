@@ -26,7 +26,7 @@ public enum Domain: Hashable, Sendable, CustomStringConvertible {
             return
         default: break
         }
-        if argument.contains("\0") { throw .invalidDomainName(argument, reason: "it contains a NUL character") }
+        if argument.utf8.contains(0) { throw .invalidDomainName(argument, reason: "it contains a NUL character") }
         if argument.hasPrefix("/") {
             let components = argument.split(separator: "/", omittingEmptySubsequences: true)
             if components.contains(where: { $0 == ".." || $0 == "." }) {
@@ -41,19 +41,30 @@ public enum Domain: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Checks that `name` is safe to use as one file-name component.
+    ///
+    /// The checks look at the UTF-8 bytes the file system will see, not at
+    /// characters: a combining mark after `/` or `.` makes one `Character`
+    /// of the pair, but the byte is still there.
     static func validateName(_ name: String) throws(PreferencesError) {
-        if name.isEmpty { throw .invalidDomainName(name, reason: "a domain name must not be empty") }
-        if name == "." || name == ".." || name.contains("..") {
-            throw .invalidDomainName(name, reason: "a domain name must not contain '..'")
+        let bytes = name.utf8
+        if bytes.isEmpty { throw .invalidDomainName(name, reason: "a domain name must not be empty") }
+        var previous: UInt8 = 0
+        var dotDot = false, slash = false, nul = false, control = false
+        for b in bytes {
+            if b == UInt8(ascii: ".") && previous == UInt8(ascii: ".") { dotDot = true }
+            if b == UInt8(ascii: "/") { slash = true }
+            if b == 0 { nul = true }
+            if b < 0x20 || b == 0x7F { control = true }
+            previous = b
         }
-        if name.contains("/") {
+        // In this order, so that a name with several faults names the same one as before.
+        if dotDot || (bytes.count == 1 && previous == UInt8(ascii: ".")) { throw .invalidDomainName(name, reason: "a domain name must not contain '..'") }
+        if slash {
             throw .invalidDomainName(name, reason: "a domain name must not contain '/' (give an absolute path for a file)")
         }
-        if name.contains("\0") { throw .invalidDomainName(name, reason: "it contains a NUL character") }
-        if name.utf8.count > 200 { throw .invalidDomainName(name, reason: "a domain name must be at most 200 bytes") }
-        if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            throw .invalidDomainName(name, reason: "a domain name must not contain control characters")
-        }
+        if nul { throw .invalidDomainName(name, reason: "it contains a NUL character") }
+        if bytes.count > 200 { throw .invalidDomainName(name, reason: "a domain name must be at most 200 bytes") }
+        if control { throw .invalidDomainName(name, reason: "a domain name must not contain control characters") }
     }
 
     /// The name as `defaults` shows it in messages (`Apple Global Domain`

@@ -38,6 +38,58 @@ struct SystemTests {
         #expect(try FileSystem.directoryEntries(dir).isEmpty)
     }
 
+    @Test func afterAnInjectedFailureThrowsTheSameCallRunsForReal() throws {
+        let dir = Self.scratch()
+        defer { ScratchDirectory.remove(dir) }
+        let path = dir + "/d"
+        #expect(throws: SystemError.self) {
+            try SystemFaults.injecting({ call, _ in call == "rename" ? EXDEV : nil }) {
+                try FileSystem.writeAtomically([1], to: path)
+            }
+        }
+        try FileSystem.writeAtomically([2], to: path)
+        #expect(try FileSystem.readFileIfPresent(path) == [2])
+    }
+
+    @Test func aThreadRunningBesideAnInjectorMakesTheRealCalls() throws {
+        let dir = Self.scratch()
+        defer { ScratchDirectory.remove(dir) }
+        let inside = dir + "/inside", beside = dir + "/beside"
+        var besideWrote = false
+        #expect(throws: SystemError("rename", path: inside, errno: EXDEV)) {
+            try SystemFaults.injecting({ call, _ in call == "rename" ? EXDEV : nil }) {
+                // A thread does not inherit the task's injector, though one is installed now.
+                besideWrote = Self.onAnotherThread { (try? FileSystem.writeAtomically([3], to: beside)) != nil }
+                try FileSystem.writeAtomically([4], to: inside)
+            }
+        }
+        #expect(besideWrote)
+        #expect(try FileSystem.readFileIfPresent(beside) == [3])
+        #expect(try FileSystem.readFileIfPresent(inside) == nil)
+    }
+
+    /// Runs `body` on a new POSIX thread and waits for it.
+    static func onAnotherThread(_ body: @escaping @Sendable () -> Bool) -> Bool {
+        final class Box: @unchecked Sendable {
+            let body: @Sendable () -> Bool
+            var result = false
+            init(_ body: @escaping @Sendable () -> Bool) { self.body = body }
+        }
+        let box = Box(body)
+        var thread = pthread_t()
+        let unmanaged = Unmanaged.passRetained(box)
+        guard pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.result = box.body()
+            return nil
+        }, unmanaged.toOpaque()) == 0 else {
+            unmanaged.release()
+            return false
+        }
+        pthread_join(thread, nil)
+        return box.result
+    }
+
     @Test func withoutAnInjectorTheRealCallsRun() throws {
         let dir = Self.scratch()
         defer { ScratchDirectory.remove(dir) }

@@ -18,6 +18,32 @@ import Testing
         #expect(throws: PreferencesError.self) { try Domain(argument: argument) }
     }
 
+    @Test(arguments: [
+        ("", "a domain name must not be empty"),
+        ("..", "a domain name must not contain '..'"),
+        ("com..evil", "a domain name must not contain '..'"),
+        ("a/b", "a domain name must not contain '/' (give an absolute path for a file)"),
+        ("a\u{0}b", "it contains a NUL character"),
+        (String(repeating: "é", count: 101), "a domain name must be at most 200 bytes"),
+        ("tab\there", "a domain name must not contain control characters"),
+        ("del\u{7F}", "a domain name must not contain control characters"),
+        // A combining mark after '/', '.' or NUL makes one Character of them; the bytes still count.
+        ("a/\u{301}b", "a domain name must not contain '/' (give an absolute path for a file)"),
+        ("x..\u{301}", "a domain name must not contain '..'"),
+        ("a\u{0}\u{301}b", "it contains a NUL character"),
+        ("/tmp/a\u{0}\u{301}b", "it contains a NUL character"),
+        ("/tmp/../etc/passwd", "a path domain must not contain '.' or '..' components"),
+        ("/", "a path domain must name a file"),
+    ])
+    func refusesEachUnsafeNameWithItsReason(argument: String, reason: String) {
+        #expect(throws: PreferencesError.invalidDomainName(argument, reason: reason)) { try Domain(argument: argument) }
+    }
+
+    @Test(arguments: ["com.example.app", "a.b-c_d", "Ünïcödé.app", "x.\u{301}y", String(repeating: "x", count: 200)])
+    func acceptsNamesThatAreOneSafeFileName(argument: String) throws {
+        #expect(try Domain(argument: argument) == .named(argument))
+    }
+
     @Test func resolvesEveryDomainFormToOneFile() throws {
         let resolver = DomainResolver(root: "/r/")
         let host = { () throws(PreferencesError) -> String in "HOST" }
