@@ -66,8 +66,9 @@ test: deps
 	APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh $(SWIFT) test
 	# The tests that lock the keyring, alone (they lock the one collection a run shares).
 	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests
-	# The end-to-end suite again, every command through a prefsd started per test.
-	APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests
+	# The end-to-end suite again, every command through a prefsd started per test. The
+	# reliability suite starts its own prefsd whatever the mode, so it runs once, above.
+	APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests --skip PrefsdReliabilityTests
 
 demo-deps:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DEMO_PACKAGES)
