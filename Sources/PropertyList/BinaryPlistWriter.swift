@@ -336,24 +336,6 @@ struct BinaryPlistWriter: ~Copyable {
     }
 }
 
-/// Whether `a` sorts before `b` by code point, which for UTF-8 is byte
-/// order. (`String`'s `<` compares canonical equivalents, which Apple's
-/// and Python's writers do not.)
-func utf8Precedes(_ a: String, _ b: String) -> Bool {
-    var a = a
-    var b = b
-    return a.withUTF8 { pa in
-        b.withUTF8 { pb in
-            let n = min(pa.count, pb.count)
-            if n > 0 {
-                let c = memcmp(pa.baseAddress!, pb.baseAddress!, n)
-                if c != 0 { return c < 0 }
-            }
-            return pa.count < pb.count
-        }
-    }
-}
-
 /// A growable byte buffer with unchecked appends for the hot paths.
 ///
 /// `reserve(_:)` first, then `appendUnchecked`; the checked `append`

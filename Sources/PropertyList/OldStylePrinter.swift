@@ -160,9 +160,3 @@ public enum OldStylePrinter {
         return "{length = \(n), bytes = 0x\(head) ... \(tail) }"
     }
 }
-
-/// Orders strings by Unicode code point (byte order of their UTF-8), the
-/// order macOS uses for dictionary keys: uppercase before lowercase.
-public func codePointLess(_ a: String, _ b: String) -> Bool {
-    a.utf8.lexicographicallyPrecedes(b.utf8)
-}

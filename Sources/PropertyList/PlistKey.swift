@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A dictionary key of a property list: its exact sequence of Unicode scalars.
 ///
 /// Swift's `String` compares and hashes by canonical equivalence, so "é"
@@ -30,10 +34,20 @@ public struct PlistKey: Hashable, Comparable, Sendable, ExpressibleByStringLiter
         a.string.utf8.elementsEqual(b.string.utf8)
     }
 
-    /// Code point order (UTF-8 byte order), as Apple's writers sort keys.
-    @inlinable
+    /// Code point order (UTF-8 byte order), as Apple's writers sort keys
+    /// (`String`'s `<` orders canonical equivalents, which they do not).
     public static func < (a: PlistKey, b: PlistKey) -> Bool {
-        a.string.utf8.lexicographicallyPrecedes(b.string.utf8)
+        var a = a.string, b = b.string
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in
+                let n = min(pa.count, pb.count)
+                if n > 0 {
+                    let c = memcmp(pa.baseAddress!, pb.baseAddress!, n)
+                    if c != 0 { return c < 0 }
+                }
+                return pa.count < pb.count
+            }
+        }
     }
 
     @inlinable
