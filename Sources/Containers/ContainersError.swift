@@ -70,6 +70,10 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     case differentPublisher(identifier: String, installed: String, offered: String)
     /// A signing key file cannot be written or read.
     case signingKey(path: String, reason: String)
+    /// A file name that is not valid UTF-8 where a name decides trust or
+    /// identity (a bundle, a backup): `path` shows its bytes escaped,
+    /// `kind` is what it names (`file`, `directory`, `symlink`, `entry`).
+    case invalidFileName(path: String, kind: String)
 
     public var description: String {
         switch self {
@@ -127,6 +131,8 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(id) may not claim '\(claim)': \(reason)"
         case .differentPublisher(let id, let installed, let offered):
             return "\(id) is signed by a different publisher: installed \(installed), offered \(offered); an update must be signed by the same team"
+        case .invalidFileName(let path, let kind):
+            return "the \(kind) name \(path) is not valid UTF-8 (shown with its bytes escaped): AppHome refuses a name it cannot read as text"
         case .signingKey(let path, let reason):
             return "signing key \(path): \(reason)"
         case .system(let error):

@@ -25,7 +25,8 @@ enum TreeOperations {
         case S_IFDIR:
             try makeNewDirectory(destination)
             var total = 0
-            for name in try FileSystem.directoryEntries(source).sorted() {
+            // Names as bytes: one that is not UTF-8 is refused, shown escaped (never repaired).
+            for name in try FileNames.entries(source).sorted() {
                 total += try copyReadOnly(source + "/" + name, to: destination + "/" + name)
             }
             guard chmod(destination, mode) == 0 else { throw SystemError("chmod", path: destination, errno: errno) }

@@ -277,10 +277,11 @@ public final class Keychain {
                 }
             }
             if plan.isEmpty { throw .itemNotFound }
-            var claimed: Set<[String]> = []
+            // By exact bytes (`PlistKey`): canonically equivalent accounts are two items.
+            var claimed: Set<[PlistKey]> = []
             for c in plan {
                 let target = c.attributes.accessGroup!
-                let key = [target.rawValue, c.attributes.itemClass.rawValue] + c.attributes.primaryKeyFields
+                let key = ([target.rawValue, c.attributes.itemClass.rawValue] + c.attributes.primaryKeyFields).map { PlistKey($0) }
                 if !claimed.insert(key).inserted { throw .duplicateItem }
                 let f = try file(target)
                 let tag = f.tag(itemClass: c.attributes.itemClass, primaryKey: c.attributes.primaryKeyFields)

@@ -261,7 +261,14 @@ struct HomeWalker {
     /// Records the items under `relative` (`""` for the top).
     mutating func walk(_ relative: String) throws {
         let dir = relative.isEmpty ? directory : directory + "/" + relative
-        let names = try FileSystem.directoryEntries(dir).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        // Names are bytes: one that is not UTF-8 is not stored (a manifest
+        // path is text) and is reported with its bytes escaped, never repaired.
+        var names: [String] = []
+        for raw in try FileNames.rawEntries(dir).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            if let name = FileNames.text(raw) { names.append(name) } else {
+                skipped.append((relative.isEmpty ? "" : relative + "/") + FileNames.escaped(raw))
+            }
+        }
         // Databases of this directory: their -wal, -shm and -journal files,
         // which sort after them, are not stored (the copy holds what they held).
         var databasesHere: Set<PlistKey> = []
@@ -272,10 +279,7 @@ struct HomeWalker {
             var st = stat()
             guard lstat(path, &st) == 0 else {
                 if errno != ENOENT { throw SystemError("lstat", path: path, errno: errno) }
-                // Removed while we walked, or a name that is not UTF-8 (read
-                // back with U+FFFD, so it names nothing): report the latter.
-                if name.unicodeScalars.contains("\u{FFFD}") { skipped.append(rel) }
-                continue
+                continue // removed while we walked
             }
             let mode = UInt32(st.st_mode) & 0o7777
             if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, BackupService.excludeFromBackupAttribute, nil, 0) >= 0 {

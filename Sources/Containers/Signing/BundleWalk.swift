@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AppHomeSystem
 import Preferences
+import PropertyList
 
 /// The walk that seals a bundle: every directory, regular file and
 /// symbolic link under it, by path relative to the bundle, with
@@ -11,24 +12,37 @@ import Preferences
 /// Links are never followed: a link is sealed as the digest of its target
 /// string, wherever it points. Anything else (a FIFO, a socket, a device)
 /// is refused, as the installer refuses it.
+///
+/// Names are bytes: they are keyed by ``PlistKey`` (exact scalars, so
+/// canonically equivalent names are two entries), and a name that is not
+/// valid UTF-8 is refused (``ContainersError/invalidFileName(path:kind:)``),
+/// never decoded lossily into another name.
 enum BundleWalk {
     /// The sealed entries of the bundle at `bundle`.
     ///
     /// - Throws: ``ContainersError/unsupportedFileType(path:)`` for a
-    ///   special file; ``ContainersError/system(_:)`` when something cannot
-    ///   be read.
-    static func seal(_ bundle: String) throws(ContainersError) -> [String: SealedEntry] {
-        var out: [String: SealedEntry] = [:]
+    ///   special file; ``ContainersError/invalidFileName(path:kind:)`` (the
+    ///   path relative to the bundle) for a name that is not UTF-8;
+    ///   ``ContainersError/system(_:)`` when something cannot be read.
+    static func seal(_ bundle: String) throws(ContainersError) -> [PlistKey: SealedEntry] {
+        var out: [PlistKey: SealedEntry] = [:]
         try walk(bundle, relative: "", into: &out)
         return out
     }
 
-    private static func walk(_ directory: String, relative: String, into out: inout [String: SealedEntry]) throws(ContainersError) {
-        let names: [String]
-        do { names = try FileSystem.directoryEntries(directory) } catch { throw .system(error) }
-        for name in names {
+    private static func walk(_ directory: String, relative: String, into out: inout [PlistKey: SealedEntry]) throws(ContainersError) {
+        let raw: [[UInt8]]
+        do { raw = try FileNames.rawEntries(directory) } catch { throw .system(error) }
+        // In byte order, so that the first problem named is the same on every file system.
+        for bytes in raw.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            guard let name = FileNames.text(bytes) else {
+                let kind = FileNames.lstatEntry(directory: directory, name: bytes).map { kindName(mode: $0.st_mode) } ?? "entry"
+                let shown = (relative.isEmpty ? "" : FileNames.escaped(relative) + "/") + FileNames.escaped(bytes)
+                throw .invalidFileName(path: shown, kind: kind)
+            }
             let path = directory + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
+            let key = PlistKey(rel)
             var st = stat()
             guard lstat(path, &st) == 0 else { throw .system(SystemError("lstat", path: path, errno: errno)) }
             switch st.st_mode & S_IFMT {
@@ -37,19 +51,29 @@ enum BundleWalk {
                     try walk(path, relative: rel, into: &out)
                     continue
                 }
-                out[rel] = .directory
+                out[key] = .directory
                 try walk(path, relative: rel, into: &out)
             case S_IFLNK:
                 var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
                 let n = readlink(path, &buffer, buffer.count - 1)
                 guard n >= 0 else { throw .system(SystemError("readlink", path: path, errno: errno)) }
-                out[rel] = .symlink(ContentHash(of: buffer[0..<n].map { UInt8(bitPattern: $0) }))
+                out[key] = .symlink(ContentHash(of: buffer[0..<n].map { UInt8(bitPattern: $0) }))
             case S_IFREG:
                 if rel == CodeResources.relativePath { continue }
-                out[rel] = .file(try hashFile(path))
+                out[key] = .file(try hashFile(path))
             default:
                 throw .unsupportedFileType(path: path)
             }
+        }
+    }
+
+    /// What a file mode names, as messages say it.
+    static func kindName(mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "directory"
+        case S_IFLNK: return "symlink"
+        case S_IFREG: return "file"
+        default: return "special file"
         }
     }
 

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// One entry of a signed bundle's file list.
@@ -55,14 +56,13 @@ public struct CodeResources: Equatable, Sendable {
     public var publicKey: [UInt8]
     public var entitlements: Entitlements
     /// Relative path (no leading `/`) → entry, for every file, link and
-    /// directory of the bundle except `_CodeSignature/` and its file.
-    public var files: [String: SealedEntry]
+    /// directory of the bundle except `_CodeSignature/` and its file. Keyed
+    /// by exact scalars: "é" and "e" + U+0301 are two paths.
+    public var files: [PlistKey: SealedEntry]
     public var signature: [UInt8]
 
     /// The paths in byte order of their UTF-8, the order everything is signed in.
-    var sortedPaths: [String] {
-        files.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-    }
+    var sortedPaths: [PlistKey] { files.keys.sorted() }
 
     /// The bytes the signature covers: a magic string, then each field as
     /// a big-endian `UInt32` length and its bytes (see the schema).
@@ -80,7 +80,7 @@ public struct CodeResources: Equatable, Sendable {
         u32(files.count)
         for path in sortedPaths {
             let entry = files[path]!
-            field(Array(path.utf8))
+            field(Array(path.string.utf8))
             out.append(entry.kindCode)
             field(entry.hash?.bytes ?? [])
         }
@@ -151,17 +151,17 @@ public struct CodeResources: Equatable, Sendable {
             appGroups.append(g)
         }
         guard case .dictionary(let table)? = top["Files"] else { throw fail("CodeResources has no Files") }
-        var files: [String: SealedEntry] = [:]
+        var files: [PlistKey: SealedEntry] = [:]
         for (key, value) in table {
-            let path = key.string
-            guard BundleWalk.isValidRelativePath(path) else { throw fail("CodeResources lists an invalid path '\(path)'") }
+            let path = FileNames.escaped(key.string)
+            guard BundleWalk.isValidRelativePath(key.string) else { throw fail("CodeResources lists an invalid path '\(path)'") }
             guard case .dictionary(let d) = value, case .string(let kind)? = d["Kind"] else { throw fail("the entry '\(path)' in CodeResources has no Kind") }
             var hash: ContentHash? = nil
             if case .data(let h)? = d["Hash"] { hash = ContentHash(bytes: h) }
             switch (kind, hash) {
-            case ("file", let h?): files[path] = .file(h)
-            case ("symlink", let h?): files[path] = .symlink(h)
-            case ("directory", nil) where d["Hash"] == nil: files[path] = .directory
+            case ("file", let h?): files[key] = .file(h)
+            case ("symlink", let h?): files[key] = .symlink(h)
+            case ("directory", nil) where d["Hash"] == nil: files[key] = .directory
             default: throw fail("the entry '\(path)' in CodeResources is malformed")
             }
         }
@@ -176,7 +176,7 @@ public struct CodeResources: Equatable, Sendable {
         }
     }
 
-    init(team: TeamIdentifier, publicKey: [UInt8], entitlements: Entitlements, files: [String: SealedEntry], signature: [UInt8]) {
+    init(team: TeamIdentifier, publicKey: [UInt8], entitlements: Entitlements, files: [PlistKey: SealedEntry], signature: [UInt8]) {
         self.team = team
         self.publicKey = publicKey
         self.entitlements = entitlements

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AppHomeSystem
 import Preferences
+import PropertyList
 
 /// Signing a bundle (`apphome sign`) and verifying it (`apphome verify`,
 /// and every install, update and restore).
@@ -75,13 +76,18 @@ public enum CodeSigning {
         guard Ed25519.verify(resources.signature, message: resources.signedBytes, publicKey: resources.publicKey) else {
             throw fail("the signature does not match: CodeResources was altered after signing")
         }
-        let actual: [String: SealedEntry]
+        let actual: [PlistKey: SealedEntry]
         do { actual = try BundleWalk.seal(path) } catch .unsupportedFileType(let p) {
             throw fail("\(p) is not a regular file, directory or symbolic link")
+        } catch .invalidFileName(let p, let kind) {
+            // `sign` refuses such a name, so no signature seals one: it was added.
+            throw fail("\(kind) added: \(p) (a name that is not valid UTF-8, shown with its bytes escaped)")
         }
-        let all = Set(actual.keys).union(resources.files.keys).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-        for p in all {
-            switch (resources.files[p], actual[p]) {
+        // By exact scalars: a canonically equivalent name is another name.
+        let all = Set(actual.keys).union(resources.files.keys).sorted()
+        for key in all {
+            let p = FileNames.escaped(key.string)
+            switch (resources.files[key], actual[key]) {
             case (nil, let a?): throw fail("\(a.kindName) added: \(p)")
             case (let s?, nil): throw fail("\(s.kindName) removed: \(p)")
             case (let s?, let a?) where s != a:

@@ -45,7 +45,12 @@ public struct ItemQuery: Sendable {
         case .any: break
         }
         func same<T: Equatable>(_ q: T?, _ v: T) -> Bool { q.map { $0 == v } ?? true }
-        func same(_ q: String?, _ v: String?) -> Bool { q.map { $0 == v } ?? true }
+        // Text by its exact bytes: canonically equivalent hosts or accounts are two names.
+        func same(_ q: String?, _ v: String?) -> Bool {
+            guard let q else { return true }
+            guard let v else { return false }
+            return q.utf8.elementsEqual(v.utf8)
+        }
         return same(account, a.account) && same(service, a.service) && same(server, a.server)
             && same(`protocol`, a.protocol) && same(port, a.port) && same(path, a.path)
             && same(authenticationType, a.authenticationType) && same(securityDomain, a.securityDomain)
