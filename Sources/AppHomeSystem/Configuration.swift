@@ -11,6 +11,7 @@
 /// | `DBUS_SESSION_BUS_ADDRESS` | ``sessionBusAvailable`` |
 /// | `APPHOME_KEYCHAIN_KEY_CACHE` | ``keyCacheSeconds`` (unset: until reboot) |
 /// | `APPHOME_BUNDLE_ID` | ``bundleIdentifier`` (set by `apphome run`) |
+/// | `APPHOME_HOME` | ``appHome`` (set by `apphome run`) |
 /// | `LISTEN_PID`, `LISTEN_FDS` | ``socketActivation`` (systemd, for prefsd) |
 /// | `APPHOME_MANAGED_DIR` | ``managedDirectory`` (default ``defaultManagedDirectory``) |
 /// | `PATH`, `HOME`, `LANG`, `LC_ALL`, `TZ`, `TMPDIR` | ``hookVariables`` (what uninstall hooks are given) |
@@ -48,6 +49,8 @@ public struct Configuration: Sendable, Equatable {
     public var keyCacheSeconds: UInt32?
     /// The app a command acts for, when started inside `apphome run`.
     public var bundleIdentifier: String?
+    /// The app home a command runs in, when started inside `apphome run`.
+    public var appHome: String?
     /// systemd socket activation: the process it was meant for and how many
     /// descriptors it passed.
     public var socketActivation: (pid: Int32, count: Int)?
@@ -70,12 +73,16 @@ public struct Configuration: Sendable, Equatable {
     /// Where managed preferences are when `APPHOME_MANAGED_DIR` is unset.
     public static let defaultManagedDirectory = "/etc/apphome/managed"
 
+    /// Whether the command runs in an app's context (inside `apphome run`
+    /// or `launch`): then the user's login keychain is out of its reach.
+    public var inAppContext: Bool { bundleIdentifier != nil || appHome != nil }
+
     /// The names copied into ``hookVariables``.
     public static let hookVariableNames = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"]
 
     public init(root: String? = nil, serviceMode: Result<ServiceMode, ConfigurationError> = .success(.auto),
                 socketPath: String? = nil, keyStore: KeyStore = .automatic, sessionBusAvailable: Bool = false,
-                keyCacheSeconds: UInt32? = nil, bundleIdentifier: String? = nil,
+                keyCacheSeconds: UInt32? = nil, bundleIdentifier: String? = nil, appHome: String? = nil,
                 socketActivation: (pid: Int32, count: Int)? = nil, hookVariables: [String: String] = [:],
                 managedDirectory: String = Configuration.defaultManagedDirectory) {
         self.root = root
@@ -85,6 +92,7 @@ public struct Configuration: Sendable, Equatable {
         self.sessionBusAvailable = sessionBusAvailable
         self.keyCacheSeconds = keyCacheSeconds
         self.bundleIdentifier = bundleIdentifier
+        self.appHome = appHome
         self.socketActivation = socketActivation
         self.hookNames = []
         self.hookValues = []
@@ -107,6 +115,7 @@ public struct Configuration: Sendable, Equatable {
             sessionBusAvailable: value("DBUS_SESSION_BUS_ADDRESS") != nil,
             keyCacheSeconds: value("APPHOME_KEYCHAIN_KEY_CACHE").map { UInt32($0) ?? 0 },
             bundleIdentifier: value("APPHOME_BUNDLE_ID"),
+            appHome: value("APPHOME_HOME"),
             socketActivation: value("LISTEN_PID").flatMap(Int32.init).flatMap { pid in value("LISTEN_FDS").flatMap(Int.init).map { (pid, $0) } },
             managedDirectory: value("APPHOME_MANAGED_DIR") ?? Self.defaultManagedDirectory)
         // Set but empty counts here: a hook is given `LANG=` as the command was.
@@ -130,7 +139,7 @@ public struct Configuration: Sendable, Equatable {
     public static func == (a: Configuration, b: Configuration) -> Bool {
         a.root == b.root && a.serviceMode == b.serviceMode && a.socketPath == b.socketPath && a.keyStore == b.keyStore
             && a.sessionBusAvailable == b.sessionBusAvailable && a.keyCacheSeconds == b.keyCacheSeconds
-            && a.bundleIdentifier == b.bundleIdentifier && a.socketActivation?.pid == b.socketActivation?.pid
+            && a.bundleIdentifier == b.bundleIdentifier && a.appHome == b.appHome && a.socketActivation?.pid == b.socketActivation?.pid
             && a.socketActivation?.count == b.socketActivation?.count
             && (a.hookNames == b.hookNames ? a.hookValues == b.hookValues : a.hookVariables == b.hookVariables)
             && a.managedDirectory == b.managedDirectory

@@ -13,6 +13,10 @@ import KeychainClient
 /// the same username when git sends one); `store` replaces the matching
 /// item's secret or adds one; `erase` removes the matches. Secrets travel
 /// on standard input and output only.
+///
+/// The login keychain is the user's: in an app's context (inside
+/// `apphome run` or `launch`) every operation is refused, with or without
+/// prefsd, before anything is read or written.
 public enum GitCredentialHelper {
     /// Runs the helper; the exit status: 0 (also for a `get` that finds
     /// nothing, which git expects), 1 for a failure, 2 for a usage error.
@@ -29,6 +33,10 @@ public enum GitCredentialHelper {
         }
         // git may call helpers with operations they do not know: ignore them.
         guard ["get", "store", "erase"].contains(operation) else { return 0 }
+        if configuration.inAppContext {
+            console.err("\(name): \(AppKeychainError.loginFromApp(configuration.bundleIdentifier ?? configuration.appHome ?? "").description)\n")
+            return 1
+        }
         let request: GitCredentialRequest
         do throws(GitCredentialRequest.Problem) { request = try GitCredentialRequest(parsing: console.readStandardInput()) } catch {
             console.err("\(name): \(error.description)\n")
@@ -76,6 +84,11 @@ public enum GitCredentialHelper {
             throw error
         }
         guard let item = found.first, let data = item.data, let attributes = item.attributes else { return }
+        // The username is written into the stream too: one holding a line end
+        // or a NUL (added with `security`) could forge the lines after it.
+        guard !attributes.account.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
+            throw UnsendableUsername(account: attributes.account, server: attributes.server)
+        }
         // git's protocol is lines of bytes: a password goes out exactly as
         // stored (UTF-8 or not), unless it holds what would end its line.
         var answer = Array("username=\(attributes.account)\npassword=".utf8)
@@ -97,6 +110,16 @@ public enum GitCredentialHelper {
 
         var description: String {
             "the password stored for \(account) at \(server) holds a line end or a NUL, which git's credential protocol cannot carry; it was not sent"
+        }
+    }
+
+    /// A stored username that would break git's line protocol.
+    struct UnsendableUsername: Error, CustomStringConvertible {
+        var account: String
+        var server: String
+
+        var description: String {
+            "the username stored at \(FileNames.escaped(server)) (\"\(FileNames.escaped(account))\", shown escaped) holds a line end or a NUL, which git's credential protocol cannot carry; nothing was sent"
         }
     }
 

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Keychain
 
 /// What git sends a credential helper on standard input (gitcredentials(7)):
@@ -6,6 +7,11 @@ import Keychain
 /// `host` may carry a port (`example.com:8443`); `url` is split into the
 /// other fields when they are not given. Unknown keys are ignored, as git
 /// asks helpers to do. The password is kept in secure memory.
+///
+/// Read strictly, never repaired: a NUL anywhere, a carriage return inside
+/// a value, or a value this helper uses (every one but the password, which
+/// is bytes) that is not valid UTF-8 is refused, naming the key, so that two
+/// different byte strings can never become one host or one account.
 public struct GitCredentialRequest {
     public var `protocol`: String?
     public var host: String?
@@ -20,6 +26,8 @@ public struct GitCredentialRequest {
         case badPort(String)
         case missing(String)
         case unsupportedProtocol(String)
+        case notUTF8(key: String, value: String)
+        case controlCharacter(key: String)
 
         public var description: String {
             switch self {
@@ -27,6 +35,10 @@ public struct GitCredentialRequest {
             case .badPort(let text): return "the port '\(text)' is not a number from 1 to 65535"
             case .missing(let key): return "the request has no \(key)"
             case .unsupportedProtocol(let p): return "the protocol '\(p)' has no four-character keychain protocol code"
+            case .notUTF8(let key, let value):
+                return "the \(key) \"\(value)\" of the request is not valid UTF-8 (shown with its bytes escaped); it was refused, not repaired"
+            case .controlCharacter(let key):
+                return "the \(key) of the request holds a NUL or a carriage return, which git's credential protocol cannot carry; it was refused"
             }
         }
     }
@@ -42,18 +54,32 @@ public struct GitCredentialRequest {
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.isEmpty { break }
             guard let eq = line.firstIndex(of: UInt8(ascii: "=")) else {
-                throw .malformedLine(String(decoding: line.prefix(20), as: UTF8.self))
+                throw .malformedLine(FileNames.escaped(line.prefix(20)))
             }
-            let key = String(decoding: line[line.startIndex..<eq], as: UTF8.self)
+            let keyBytes = line[line.startIndex..<eq]
             let valueBytes = line[(eq + 1)...]
+            // Unknown keys are ignored, whatever they hold; a NUL is refused anywhere.
+            guard let key = FileNames.text(keyBytes) else {
+                if line.contains(0) { throw .controlCharacter(key: FileNames.escaped(keyBytes)) }
+                continue
+            }
+            guard Self.usedKeys.contains(key) else {
+                if line.contains(0) { throw .controlCharacter(key: FileNames.escaped(key)) }
+                continue
+            }
+            if key == "password" {
+                if valueBytes.contains(0) { throw .controlCharacter(key: key) }
+                password = SecureBytes(Array(valueBytes))
+                continue
+            }
+            guard let value = FileNames.text(valueBytes) else { throw .notUTF8(key: key, value: FileNames.escaped(valueBytes)) }
+            if valueBytes.contains(0) || valueBytes.contains(0x0D) { throw .controlCharacter(key: key) }
             switch key {
-            case "protocol": self.protocol = String(decoding: valueBytes, as: UTF8.self)
-            case "host": try setHost(String(decoding: valueBytes, as: UTF8.self))
-            case "path": path = String(decoding: valueBytes, as: UTF8.self)
-            case "username": username = String(decoding: valueBytes, as: UTF8.self)
-            case "password": password = SecureBytes(Array(valueBytes))
-            case "url": url = String(decoding: valueBytes, as: UTF8.self)
-            default: break
+            case "protocol": self.protocol = value
+            case "host": try setHost(value)
+            case "path": path = value
+            case "username": username = value
+            default: url = value
             }
         }
         if let url, let schemeEnd = Self.schemeEnd(url) {
@@ -70,6 +96,9 @@ public struct GitCredentialRequest {
         }
         if let p = self.protocol, Self.keychainProtocol(p).utf8.count > 4 { throw .unsupportedProtocol(p) }
     }
+
+    /// The keys this helper reads; every other is ignored.
+    static let usedKeys: Set<String> = ["protocol", "host", "path", "username", "password", "url"]
 
     /// Where `://` starts in `url`.
     private static func schemeEnd(_ url: String) -> String.Index? {

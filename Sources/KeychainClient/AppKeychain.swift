@@ -83,9 +83,17 @@ public final class AppKeychain {
     /// belongs to no app): what `security` uses with no app context.
     /// Through prefsd it shows the user's ``LoginCredential``.
     ///
-    /// - Throws: ``AppKeychainError/prefsd(_:)``.
+    /// The login keychain is the user's, never an app's: in an app's
+    /// context (``Configuration/inAppContext``, inside `apphome run` or
+    /// `launch`) it is refused, with or without prefsd.
+    ///
+    /// - Throws: ``AppKeychainError/loginFromApp(_:)`` in an app's context;
+    ///   ``AppKeychainError/prefsd(_:)``.
     public init(loginAt root: String, configuration: Configuration,
                 now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+        if configuration.inAppContext {
+            throw .loginFromApp(configuration.bundleIdentifier ?? configuration.appHome ?? "")
+        }
         bundleIdentifier = KeychainContext.loginGroupName
         context = .login
         self.root = root
@@ -153,6 +161,8 @@ public enum AppKeychainError: Error, CustomStringConvertible {
     /// prefsd was required but does not answer, `APPHOME_PREFSD` is not
     /// valid, or the app's credential could not be issued.
     case prefsd(String)
+    /// The login keychain was asked for in an app's context (the app, or its home).
+    case loginFromApp(String)
 
     public var description: String {
         switch self {
@@ -161,6 +171,8 @@ public enum AppKeychainError: Error, CustomStringConvertible {
         case .app(let e): return e.description
         case .keychain(let e): return e.description
         case .prefsd(let message): return message
+        case .loginFromApp(let app):
+            return "the login keychain is the user's and no app may use it: this runs in the context of \(app) (APPHOME_BUNDLE_ID or APPHOME_HOME is set, as inside 'apphome run')"
         }
     }
 }

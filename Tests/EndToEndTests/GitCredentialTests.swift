@@ -107,4 +107,79 @@ struct GitCredentialTests {
         let usage = try Subprocess.run(helper, [], environment: try environment, ioDirectory: t.io)
         #expect(usage.status == 2 && usage.stderr.hasPrefix("usage: git-credential-apphome get|store|erase"), "\(usage)")
     }
+
+    // MARK: Issue 23: the login keychain is the user's; the stream carries no forged line
+
+    func helper(_ operation: String, _ input: Data, extra: [String: String] = [:]) throws -> CommandResult {
+        var env = try environment
+        env.merge(extra) { _, new in new }
+        return try Subprocess.run(try TestDaemon.binary("git-credential-apphome"), [operation], environment: env, stdin: input, ioDirectory: t.io)
+    }
+
+    @Test func insideAnAppTheHelperNeverReachesTheLoginKeychain() throws {
+        #expect(try git("approve", "protocol=https\nhost=git.example.com\nusername=ray\npassword=s3cret\n\n").status == 0)
+        let app = t.workFile("Peek.app")
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        try Data("{ CFBundleIdentifier = com.example.Peek; CFBundleVersion = 1; }\n".utf8).write(to: app.appendingPathComponent("Info.plist"))
+        let apphome = try TestDaemon.binary("apphome")
+        #expect(try Subprocess.run(apphome, ["--root", t.root.path, "install", app.path], environment: try environment, ioDirectory: t.io).status == 0)
+        let request = Data("protocol=https\nhost=git.example.com\nusername=ray\npassword=HIJACK\n\n".utf8)
+        let refusal = "git-credential-apphome: the login keychain is the user's and no app may use it: this runs in the context of com.example.Peek (APPHOME_BUNDLE_ID or APPHOME_HOME is set, as inside 'apphome run')\n"
+        for operation in ["get", "erase", "store"] {
+            let inside = try Subprocess.run(apphome, ["--root", t.root.path, "run", "com.example.Peek", "--", "git-credential-apphome", operation],
+                                            environment: try environment, stdin: request, ioDirectory: t.io)
+            #expect(inside.status == 1 && inside.stdout.isEmpty, "\(operation): \(inside)")
+            #expect(inside.stderr == refusal, "\(operation): \(inside)")
+        }
+        // The app's variable alone is enough; its home alone too.
+        let byVariable = try helper("get", request, extra: ["APPHOME_BUNDLE_ID": "com.example.Peek"])
+        #expect(byVariable.status == 1 && byVariable.stdout.isEmpty && byVariable.stderr == refusal, "\(byVariable)")
+        let byHome = try helper("erase", request, extra: ["APPHOME_HOME": t.root.path + "/home"])
+        #expect(byHome.status == 1 && byHome.stderr.contains("the login keychain is the user's"), "\(byHome)")
+        // `security` in the app's context: refused too, by name or by group.
+        let security = try Subprocess.run(apphome, ["--root", t.root.path, "run", "com.example.Peek", "--", "security", "find-internet-password",
+                                                     "-s", "git.example.com", "-r", "htps", "-w"], environment: try environment, ioDirectory: t.io)
+        #expect(security.status != 0 && !security.stdout.contains("s3cret"), "\(security)")
+        let loginGroup = try Subprocess.run(try TestDaemon.binary("security"), ["--root", t.root.path, "find-internet-password", "-s", "git.example.com", "-w"],
+                                            environment: try environment.merging(["APPHOME_HOME": t.root.path + "/home"]) { _, new in new }, ioDirectory: t.io)
+        #expect(loginGroup.status != 0 && !loginGroup.stdout.contains("s3cret"), "\(loginGroup)")
+        // Nothing was erased nor replaced: the user still gets the password.
+        let filled = try git("fill", "protocol=https\nhost=git.example.com\n\n")
+        #expect(filled.status == 0 && filled.stdout.contains("username=ray\npassword=s3cret\n"), "\(filled)")
+    }
+
+    @Test func aUsernameWithALineEndIsNeverWrittenIntoTheStream() throws {
+        let added = try security(["add-internet-password", "-s", "inject.example.com", "-r", "htps", "-a", "ray\npassword=HIJACK\nhost=evil.example", "-w", "s3cret"])
+        #expect(added.status == 0, "\(added)")
+        let got = try helper("get", Data("protocol=https\nhost=inject.example.com\n\n".utf8))
+        #expect(got.status == 1 && got.stdout.isEmpty, "\(got)")
+        #expect(got.stderr == "git-credential-apphome: the username stored at inject.example.com (\"ray\\x0Apassword=HIJACK\\x0Ahost=evil.example\", shown escaped) holds a line end or a NUL, which git's credential protocol cannot carry; nothing was sent\n", "\(got)")
+        // git then fails: it never sees a forged line.
+        #expect(try git("fill", "protocol=https\nhost=inject.example.com\n\n").stdout.contains("HIJACK") == false)
+        // A request value with a carriage return or a NUL inside is refused.
+        for bad in ["protocol=https\nhost=a.example\nusername=ray\rX\npassword=p\n\n", "protocol=https\nhost=a.exa\u{0}mple\nusername=ray\npassword=p\n\n"] {
+            let stored = try helper("store", Data(bad.utf8))
+            #expect(stored.status == 1 && stored.stderr.contains("holds a NUL or a carriage return"), "\(stored)")
+        }
+    }
+
+    @Test func hostsThatAreNotUTF8OrCanonicallyEquivalentNeverMatchEachOther() throws {
+        // "é" as one scalar, and as "e" + U+0301: two hosts.
+        #expect(try helper("store", Data("protocol=https\nhost=caf\u{E9}.example\nusername=ray\npassword=composed\n\n".utf8)).status == 0)
+        let other = try helper("get", Data("protocol=https\nhost=cafe\u{301}.example\n\n".utf8))
+        #expect(other.status == 0 && other.stdout.isEmpty, "\(other)")
+        #expect(try helper("store", Data("protocol=https\nhost=cafe\u{301}.example\nusername=ray\npassword=decomposed\n\n".utf8)).status == 0)
+        #expect(try helper("get", Data("protocol=https\nhost=caf\u{E9}.example\n\n".utf8)).stdout == "username=ray\npassword=composed\n")
+        #expect(try helper("get", Data("protocol=https\nhost=cafe\u{301}.example\n\n".utf8)).stdout == "username=ray\npassword=decomposed\n")
+        // A host that is not UTF-8 is refused, never read as U+FFFD (which would match this one).
+        #expect(try helper("store", Data("protocol=https\nhost=\u{FFFD}x.example\nusername=ray\npassword=replacement\n\n".utf8)).status == 0)
+        var invalid = Data("protocol=https\nhost=".utf8)
+        invalid.append(contentsOf: [0xFF])
+        invalid.append(contentsOf: Array("x.example\n\n".utf8))
+        let refused = try helper("get", invalid)
+        #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused)")
+        #expect(refused.stderr == "git-credential-apphome: the host \"\\xFFx.example\" of the request is not valid UTF-8 (shown with its bytes escaped); it was refused, not repaired\n", "\(refused)")
+        #expect(try helper("erase", invalid).status == 1)
+        #expect(try helper("get", Data("protocol=https\nhost=\u{FFFD}x.example\n\n".utf8)).stdout == "username=ray\npassword=replacement\n")
+    }
 }

@@ -51,6 +51,7 @@ public struct ItemQuery: Sendable {
             guard let v else { return false }
             return q.utf8.elementsEqual(v.utf8)
         }
+        func same(_ q: String?, _ v: String) -> Bool { same(q, Optional(v)) }
         return same(account, a.account) && same(service, a.service) && same(server, a.server)
             && same(`protocol`, a.protocol) && same(port, a.port) && same(path, a.path)
             && same(authenticationType, a.authenticationType) && same(securityDomain, a.securityDomain)
