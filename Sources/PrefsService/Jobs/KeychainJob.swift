@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AppHomeSystem
 import Containers
 import Keychain
 import PrefsProtocol
@@ -9,11 +13,19 @@ enum KeychainJob {
     /// call in that app's keychain context (its access groups only); the
     /// caller `login` (no bundle id can be that) must hold the user's
     /// ``LoginCredential`` and gets the login keychain only.
-    static func perform(_ request: Request, caller: KeychainCaller, root: String, policy: DeviceKeyPolicy,
+    ///
+    /// The login keychain is the user's, never an app's: a peer that runs in
+    /// an app's context (its process was started with `APPHOME_BUNDLE_ID`
+    /// or `APPHOME_HOME`, as `apphome run` and `launch` start it) is refused
+    /// it whatever credential it shows.
+    static func perform(_ request: Request, caller: KeychainCaller, peerPID: Int32 = 0, root: String, policy: DeviceKeyPolicy,
                         now: @escaping @Sendable () -> PlistDate) -> Result<[PlistKey: PlistValue], RemoteError> {
         let manager = ContainerManager(root: root)
         let context: KeychainContext
         if caller.bundleIdentifier == KeychainContext.loginGroupName {
+            if let app = appContext(of: peerPID) {
+                return .failure(RemoteError(.notAuthorized, "prefsd: the login keychain is the user's and no app may use it: the caller runs in the context of \(app)"))
+            }
             // The login keychain: the user's credential, never an app's.
             guard LoginCredential.verify(caller.credential, root: root) else {
                 return .failure(RemoteError(.notAuthorized, "prefsd: the caller did not prove it is the user (login keychain)"))
@@ -53,5 +65,30 @@ enum KeychainJob {
         } catch {
             return .failure(RemoteError(.keychain, error.description, status: error.status))
         }
+    }
+
+    /// The app whose context the process `pid` was started in (the value of
+    /// its `APPHOME_BUNDLE_ID` or `APPHOME_HOME`), read from
+    /// `/proc/<pid>/environ`; `nil` for none, or when `pid` is unknown.
+    static func appContext(of pid: Int32) -> String? {
+        guard pid > 0 else { return nil }
+        let fd = open("/proc/\(pid)/environ", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        // A /proc file has no size: read to the end (at most 1 MiB).
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while bytes.count < 1 << 20 {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        for entry in bytes.split(separator: 0) {
+            for name in ["APPHOME_BUNDLE_ID=", "APPHOME_HOME="] where entry.starts(with: name.utf8) && entry.count > name.utf8.count {
+                return FileNames.escaped(entry.dropFirst(name.utf8.count))
+            }
+        }
+        return nil
     }
 }

@@ -26,8 +26,13 @@ final class ClientConnection {
     /// A write of this client waits for the turn's commit.
     var waitingForCommit = false
 
-    init(fd: Int32, id: Int, maximumPayload: Int, now: Double) {
+    /// The peer's process id, as the kernel recorded it at connect time
+    /// (`SO_PEERCRED`; 0 when unknown).
+    var peerPID: Int32 = 0
+
+    init(fd: Int32, id: Int, maximumPayload: Int, now: Double, peerPID: Int32 = 0) {
         self.id = id
+        self.peerPID = peerPID
         self.fd = fd
         self.reader = FrameReader(maximumPayload: maximumPayload)
         self.lastOutputProgress = now

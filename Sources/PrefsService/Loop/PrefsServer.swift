@@ -164,7 +164,7 @@ public final class PrefsServer {
             }
             let id = nextClientID
             nextClientID += 1
-            clients[id] = ClientConnection(fd: fd, id: id, maximumPayload: configuration.maximumPayload, now: UnixSocket.now())
+            clients[id] = ClientConnection(fd: fd, id: id, maximumPayload: configuration.maximumPayload, now: UnixSocket.now(), peerPID: cred.pid)
         }
     }
 }

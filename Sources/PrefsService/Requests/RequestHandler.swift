@@ -61,7 +61,7 @@ extension PrefsServer {
             case .location(let address):
                 reply(.success(["path": .string(try cache.path(for: address))]))
             case .keychainFind(let caller, _), .keychainAdd(let caller, _, _), .keychainUpdate(let caller, _, _, _), .keychainDelete(let caller, _):
-                jobs.keychain(request, caller: caller, clientID: c.id, requestID: id)
+                jobs.keychain(request, caller: caller, peerPID: c.peerPID, clientID: c.id, requestID: id)
             }
         } catch {
             reply(.failure(RemoteError(.preferences, error.description)))
