@@ -108,10 +108,10 @@ extension AppHomeCommand {
         return incomplete ? 1 : 0
     }
 
-    /// `restore <backup> [--from DIR] [--app Name.app] [--password | --password-stdin]`:
+    /// `restore <backup> [--from DIR] [--app Name.app] [--password | --password-stdin] [--allow-downgrade]`:
     /// `<backup>` is a manifest path or a bundle id (its newest backup).
     func restore(_ args: [String]) throws -> Int32 {
-        let parsed = try scan(args, options: ["--from", "--app"], flags: ["--password-stdin", "--password"])
+        let parsed = try scan(args, options: ["--from", "--app"], flags: ["--password-stdin", "--password", "--allow-downgrade"])
         let given = try operands(parsed.operands, ["backup (a manifest path or a bundle identifier)"])[0]
         let secrets = try backupSecrets(parsed.flags, confirm: false)
         let report: ContainerManager.RestoreReport
@@ -123,7 +123,7 @@ extension AppHomeCommand {
             } else {
                 path = try manager.latestBackup(of: try BundleIdentifier(given), in: parsed.values["--from"])
             }
-            report = try manager.restore(from: path, bundle: bundle, secrets: secrets)
+            report = try manager.restore(from: path, bundle: bundle, secrets: secrets, allowDowngrade: parsed.flags.contains("--allow-downgrade"))
         } catch let error as ContainersError {
             throw CommandFailure.failure("\(error); nothing was changed")
         }

@@ -18,8 +18,10 @@ enum HelpText {
                                          verify; an unsigned one may claim no shared group); errors in its
                                          Settings.bundle are shown on stderr (the
                                          install goes on; lint with 'defaults lint')
-      update <Name.app>                  install a new version, keeping Documents and Library;
-                                         a signed app takes only a bundle signed by its team
+      update <Name.app> [--allow-downgrade]
+                                         install a new version, keeping Documents and Library;
+                                         a signed app takes only a bundle signed by its team;
+                                         a lower CFBundleVersion is refused without --allow-downgrade
       uninstall <bundle-id>              remove an app, its home and all its data
       list [--json]                      list installed apps
       info <bundle-id>                   show an installed app's details
@@ -45,11 +47,12 @@ enum HelpText {
                                          a backup password (asked twice on the terminal with
                                          --password; one line of stdin with --password-stdin)
                                          lets migratable keychain items restore on another device
-      restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin]
+      restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin] [--allow-downgrade]
                                          restore a backup (a manifest path, or a bundle id for its
                                          newest backup in DIR) into a new home; --app installs the
                                          bundle too; a damaged backup or a wrong backup password
-                                         is refused, nothing changes
+                                         is refused, nothing changes; a backup or bundle older
+                                         than the installed app is refused without --allow-downgrade
       backups [<bundle-id>] [--from DIR] [--verify]
                                          list backups; --verify reads every stored file
                                          and checks it against its checksum, and every

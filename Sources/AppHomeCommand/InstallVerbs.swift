@@ -18,15 +18,17 @@ extension AppHomeCommand {
         warnAboutSettingsBundle(report.home.app)
     }
 
-    /// `update <Name.app>`.
+    /// `update <Name.app> [--allow-downgrade]`: a lower `CFBundleVersion`
+    /// than the installed one is refused unless `--allow-downgrade`.
     func update(_ args: [String]) throws {
-        let path = try operands(args, ["bundle path"])[0]
+        let parsed = try scan(args, options: [], flags: ["--allow-downgrade"])
+        let path = try operands(parsed.operands, ["bundle path"])[0]
         let bundle = try AppBundle(path: path)
         try finishInterruptedOperation()
         if try manager.registry.read().entries[bundle.identifier] == nil {
             throw CommandFailure.failure("\(bundle.identifier) is not installed; use 'apphome install' first")
         }
-        let report = try manager.update(bundle)
+        let report = try manager.update(bundle, allowDowngrade: parsed.flags.contains("--allow-downgrade"))
         console.out("updated \(report.entry.bundleIdentifier) from \(report.previous.displayVersion) to \(report.entry.displayVersion) at \(report.home.path)\n")
         console.out("moved \(report.movedItems.count) item(s) of user data (\(report.userDataBytesCopied) bytes copied); bundle: \(report.bundleBytesCopied) bytes copied\n")
         for failure in report.participantFailures { console.err("apphome: warning: \(failure)\n") }

@@ -96,8 +96,8 @@ extension ContainerManager {
     }
 
     /// ``Updater/update(_:failAt:)``.
-    public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil) throws(ContainersError) -> UpdateReport {
-        try updater.update(bundle, failAt: failAt)
+    public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil, allowDowngrade: Bool = false) throws(ContainersError) -> UpdateReport {
+        try updater.update(bundle, failAt: failAt, allowDowngrade: allowDowngrade)
     }
 
     /// ``Uninstaller/uninstall(_:environment:hookTimeout:)``.
@@ -161,8 +161,8 @@ extension ContainerManager {
 
     /// ``BackupService/restore(from:bundle:secrets:)``.
     public func restore(from manifestPath: String, bundle: AppBundle? = nil,
-                        secrets: BackupSecrets = .none) throws(ContainersError) -> RestoreReport {
-        try backupService.restore(from: manifestPath, bundle: bundle, secrets: secrets)
+                        secrets: BackupSecrets = .none, allowDowngrade: Bool = false) throws(ContainersError) -> RestoreReport {
+        try backupService.restore(from: manifestPath, bundle: bundle, secrets: secrets, allowDowngrade: allowDowngrade)
     }
 
     /// ``BackupService/verifyBackup(at:)``.

@@ -74,6 +74,8 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     /// identity (a bundle, a backup): `path` shows its bytes escaped,
     /// `kind` is what it names (`file`, `directory`, `symlink`, `entry`).
     case invalidFileName(path: String, kind: String)
+    /// An update or restore would put an older version in place of a newer one.
+    case downgrade(identifier: String, installed: String, offered: String, reason: String)
 
     public var description: String {
         switch self {
@@ -131,6 +133,8 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(id) may not claim '\(claim)': \(reason)"
         case .differentPublisher(let id, let installed, let offered):
             return "\(id) is signed by a different publisher: installed \(installed), offered \(offered); an update must be signed by the same team"
+        case .downgrade(let id, let installed, let offered, let reason):
+            return "\(offered) of \(id) is a downgrade of the installed \(installed): \(reason); versions only go up (pass --allow-downgrade to replace it anyway)"
         case .invalidFileName(let path, let kind):
             return "the \(kind) name \(path) is not valid UTF-8 (shown with its bytes escaped): AppHome refuses a name it cannot read as text"
         case .signingKey(let path, let reason):

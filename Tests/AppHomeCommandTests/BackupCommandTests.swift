@@ -135,7 +135,7 @@ import Keychain
     @Test func helpListsTheBackupVerbs() {
         let out = World().apphome("help").out
         #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]\n"))
-        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin]\n"))
+        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin] [--allow-downgrade]\n"))
         #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] [--verify]\n"))
         #expect(out.contains("\n  prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]\n"))
     }

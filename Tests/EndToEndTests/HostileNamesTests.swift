@@ -111,3 +111,75 @@ struct HostileNamesTests {
         #expect(!(try apphome(["list"]).stdout.contains("com.example.Bugs")))
     }
 }
+
+/// Versions only go up (issue 23, finding 3): with the built `apphome`,
+/// an older signed version of the same team is not taken as an update,
+/// and an older backup is not restored over a newer install, unless
+/// `--allow-downgrade` says so.
+@Suite("versions only go up")
+struct DowngradeTests {
+    let t: TempRoot
+    init() throws { t = try TempRoot() }
+
+    func apphome(_ arguments: [String]) throws -> CommandResult {
+        try Subprocess.run(try TestDaemon.binary("apphome"), ["--root", t.root.path] + arguments,
+                           environment: t.environment(["APPHOME_KEYCHAIN_KEY_STORE": "file"]), ioDirectory: t.io)
+    }
+
+    func bundle(_ dir: String, version: String, short: String, key: String) throws -> String {
+        let path = t.workFile(dir).appendingPathComponent("Bugs.app").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data("{ CFBundleIdentifier = com.example.Bugs; CFBundleVersion = \"\(version)\"; CFBundleShortVersionString = \"\(short)\"; }\n".utf8)
+            .write(to: URL(fileURLWithPath: path + "/Info.plist"))
+        let signed = try apphome(["sign", path, "--key", key])
+        try #require(signed.status == 0, "\(signed)")
+        return path
+    }
+
+    @Test func anOlderSignedVersionIsRefusedUnlessAllowed() throws {
+        let key = t.workFile("team.key").path
+        #expect(try apphome(["keygen", key]).status == 0)
+        let v1 = try bundle("v1", version: "1", short: "1.0", key: key)
+        let v2 = try bundle("v2", version: "2", short: "2.0", key: key)
+        #expect(try apphome(["install", v2]).status == 0)
+        let registry = t.root.appendingPathComponent("Applications/registry.plist")
+        let before = try Data(contentsOf: registry)
+        let refused = try apphome(["update", v1])
+        #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused)")
+        #expect(refused.stderr == "apphome: the bundle 1.0 (1) of com.example.Bugs is a downgrade of the installed 2.0 (2): CFBundleVersion 1 is lower than 2; versions only go up (pass --allow-downgrade to replace it anyway)\n", "\(refused)")
+        #expect(try Data(contentsOf: registry) == before)
+        // Compared as integers, component by component: 1.10 is newer than 1.9, 2 is 2.0.
+        let v19 = try bundle("v19", version: "1.9", short: "1.9", key: key)
+        let v110 = try bundle("v110", version: "1.10", short: "1.10", key: key)
+        let v20 = try bundle("v20", version: "2.0", short: "2.0", key: key)
+        #expect(try apphome(["update", v20]).status == 0)
+        #expect(try apphome(["update", v19]).status == 1)
+        let allowed = try apphome(["update", v19, "--allow-downgrade"])
+        #expect(allowed.status == 0 && allowed.stdout.hasPrefix("updated com.example.Bugs from 2.0 (2.0) to 1.9 (1.9)"), "\(allowed)")
+        #expect(try apphome(["update", v110]).status == 0)
+        // A version that is not integers cannot be ordered: refused, named.
+        let odd = try bundle("odd", version: "3beta", short: "3", key: key)
+        let unordered = try apphome(["update", odd])
+        #expect(unordered.status == 1 && unordered.stderr.contains("AppHome cannot tell which is newer"), "\(unordered)")
+    }
+
+    @Test func restoringAnOlderBackupOverANewerInstallIsADowngrade() throws {
+        let key = t.workFile("team.key").path
+        #expect(try apphome(["keygen", key]).status == 0)
+        let v1 = try bundle("v1", version: "1", short: "1.0", key: key)
+        let v2 = try bundle("v2", version: "2", short: "2.0", key: key)
+        #expect(try apphome(["install", v1]).status == 0)
+        #expect(try apphome(["backup", "com.example.Bugs"]).status == 0)
+        #expect(try apphome(["update", v2]).status == 0)
+        let registry = t.root.appendingPathComponent("Applications/registry.plist")
+        let before = try Data(contentsOf: registry)
+        let refused = try apphome(["restore", "com.example.Bugs"])
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr == "apphome: the backup 1.0 (1) of com.example.Bugs is a downgrade of the installed 2.0 (2): CFBundleVersion 1 is lower than 2; versions only go up (pass --allow-downgrade to replace it anyway); nothing was changed\n", "\(refused)")
+        #expect(try Data(contentsOf: registry) == before)
+        let withOldBundle = try apphome(["restore", "com.example.Bugs", "--app", v1])
+        #expect(withOldBundle.status == 1 && withOldBundle.stderr.contains("the bundle 1.0 (1) of com.example.Bugs is a downgrade"), "\(withOldBundle)")
+        let allowed = try apphome(["restore", "com.example.Bugs", "--allow-downgrade"])
+        #expect(allowed.status == 0 && allowed.stdout.hasPrefix("restored com.example.Bugs 2.0 (2)"), "\(allowed)")
+    }
+}

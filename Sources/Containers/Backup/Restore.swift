@@ -62,8 +62,10 @@ extension BackupService {
     ///   the backup), whether or not the app was installed.
     /// - Not installed and no `bundle`: ``ContainersError/restoreNeedsBundle(_:)``.
     ///
-    /// The app's version may differ from the backup's (data of version 1
-    /// restored into version 2, as after an update).
+    /// Versions only go up: when the app is installed, a `bundle` or a
+    /// backup of a lower `CFBundleVersion` than the installed one is a
+    /// downgrade, refused unless `allowDowngrade`
+    /// (``ContainersError/downgrade(identifier:installed:offered:reason:)``).
     ///
     /// - Throws: ``ContainersError/backupMissing(path:)``,
     ///   ``ContainersError/backupDamaged(path:reason:)``,
@@ -77,7 +79,7 @@ extension BackupService {
     /// ``ContainersError/participantRefusedRestore(name:identifier:reason:)``
     /// and nothing is changed.
     public func restore(from manifestPath: String, bundle: AppBundle? = nil,
-                        secrets: BackupSecrets = .none) throws(ContainersError) -> RestoreReport {
+                        secrets: BackupSecrets = .none, allowDowngrade: Bool = false) throws(ContainersError) -> RestoreReport {
         let transaction = try registry.beginTransaction()
         defer { transaction.end() }
         let (store, manifest) = try BackupStore.openBackup(manifestPath)
@@ -93,6 +95,14 @@ extension BackupService {
         if let bundle {
             try checkEntitlements(bundle, in: current)
             if let previous { try checkSamePublisher(bundle.signature?.team, replacing: previous) }
+        }
+        if let previous {
+            if let bundle {
+                try checkNotDowngrade(previous.bundleIdentifier, installed: previous.version, installedDisplay: previous.displayVersion,
+                                      offered: bundle.version, offeredDisplay: bundle.displayVersion, what: "the bundle", allowDowngrade: allowDowngrade)
+            }
+            try checkNotDowngrade(previous.bundleIdentifier, installed: previous.version, installedDisplay: previous.displayVersion,
+                                  offered: manifest.version, offeredDisplay: manifest.displayVersion, what: "the backup", allowDowngrade: allowDowngrade)
         }
         if let backupTeam = manifest.team, backupTeam != targetTeam {
             throw .differentPublisher(identifier: manifest.bundleIdentifier.rawValue, installed: "team \(backupTeam) (the backup's)",

@@ -86,6 +86,9 @@ public struct Updater: ContainerOperation, Sendable {
     ///   - bundle: the new version; its bundle id must be installed.
     ///   - failAt: for tests: fail at the end of this step (after its work),
     ///     or, for ``UpdateStep/switchRegistry``, instead of writing.
+    /// A lower `CFBundleVersion` than the installed one (``BundleVersion``)
+    /// is refused unless `allowDowngrade`: a downgrade is how a fixed bug
+    /// comes back.
     /// A signed app is updated only by a bundle signed by the same team;
     /// what the new bundle claims is checked as for an install.
     ///
@@ -93,7 +96,7 @@ public struct Updater: ContainerOperation, Sendable {
     ///   ``ContainersError/injectedFailure(step:)``,
     ///   ``ContainersError/differentPublisher(identifier:installed:offered:)``,
     ///   ``ContainersError/entitlementRefused(identifier:claim:reason:)``.
-    public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil) throws(ContainersError) -> UpdateReport {
+    public func update(_ bundle: AppBundle, failAt: UpdateStep? = nil, allowDowngrade: Bool = false) throws(ContainersError) -> UpdateReport {
         let transaction = try registry.beginTransaction(refusingPendingJournal: true)
         defer { transaction.end() }
         var current = transaction.registry
@@ -101,6 +104,8 @@ public struct Updater: ContainerOperation, Sendable {
             throw .notInstalled(bundle.identifier.rawValue)
         }
         try checkSamePublisher(bundle.signature?.team, replacing: previous)
+        try checkNotDowngrade(bundle.identifier, installed: previous.version, installedDisplay: previous.displayVersion,
+                              offered: bundle.version, offeredDisplay: bundle.displayVersion, what: "the bundle", allowDowngrade: allowDowngrade)
         try checkEntitlements(bundle, in: current)
         let release = try lockAgainstRunning(previous)
         defer { release() }
