@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
         .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),
         // The `prefsd` command line: options, environment, socket activation; the command layer.
-        .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
+        .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Containers", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
         .executableTarget(name: "prefsd", dependencies: ["AppHomeSystem", "PrefsdCommand", "CommandSupport"],
                           linkerSettings: staticStdlibInRelease),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),

@@ -182,8 +182,11 @@ extension DefaultsCommand {
     /// the managed keys, then the settings schemas (the store applies its
     /// own policy again when it commits).
     func validationPolicy() -> any WritePolicy {
-        let schema = SettingsWritePolicy(root: root, registry: installedApps(), explicitBundle: options.settingsBundle)
-        return managed.map { CombinedWritePolicy(ManagedWritePolicy($0), schema) } ?? schema
+        let apps = installedApps()
+        let schema = SettingsWritePolicy(root: root, registry: apps, explicitBundle: options.settingsBundle)
+        let resolver = Self.resolver(root: root, registry: apps)
+        return CanonicalDomainPolicy(managed.map { CombinedWritePolicy(ManagedWritePolicy($0), schema) } ?? schema,
+                                     canonical: { resolver.canonical($0) })
     }
 
     /// The decoded desired-state file (`-`: standard input), in any plist

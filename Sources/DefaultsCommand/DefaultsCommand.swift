@@ -46,6 +46,11 @@ public struct DefaultsCommand {
     /// The registry, read at most once per command.
     func installedApps() -> Registry { registry ?? ContainerRegistry.readOrEmpty(root: root) }
 
+    /// The files of domains under `root`, each installed app's in its home.
+    static func resolver(root: String, registry: Registry) -> DomainResolver {
+        DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(registry, layout: ContainerLayout(root: root)))
+    }
+
     /// Runs `defaults` with `arguments` (without the program name) and
     /// returns the exit status.
     ///
@@ -114,9 +119,11 @@ public struct DefaultsCommand {
                                  managed: ManagedPreferences? = nil) -> PreferenceStore {
         let apps = registry ?? ContainerRegistry.readOrEmpty(root: root)
         let schema = SettingsWritePolicy(root: root, registry: apps, explicitBundle: settingsBundle)
-        return FilePreferenceStore(resolver: DomainResolver(
-            root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(apps, layout: ContainerLayout(root: root))),
-            policy: managed.map { CombinedWritePolicy(ManagedWritePolicy($0), schema) } ?? schema)
+        let resolver = Self.resolver(root: root, registry: apps)
+        // A domain given by its file's path is checked as the named domain.
+        let policy = CanonicalDomainPolicy(managed.map { CombinedWritePolicy(ManagedWritePolicy($0), schema) } ?? schema,
+                                           canonical: { resolver.canonical($0) })
+        return FilePreferenceStore(resolver: resolver, policy: policy)
     }
 
     /// The options before the verb, scanned by ``ArgumentScanner``.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AppHomeSystem
 import PropertyList
 /// Turns a domain into the file that holds it. The one place that knows the
@@ -77,6 +80,36 @@ public struct DomainResolver: Sendable {
             }
             return byHostDirectory + "/" + base + "." + host + ".plist"
         }
+    }
+
+    /// The named domain (or the global one) whose file `domain` names by
+    /// path, so that a rule on the name (the managed keys, a settings
+    /// schema) holds whatever the spelling: `<root>/Library/Preferences/com.a`
+    /// is `com.a`. The directories are compared as files (device and inode),
+    /// so a second slash or a link to the directory is the same; a path of
+    /// any other file, and every other domain, is returned as it is.
+    public func canonical(_ domain: Domain) -> Domain {
+        guard case .file(let path) = domain else { return domain }
+        let name = FileSystem.lastComponent(path)
+        guard name.hasSuffix(".plist") else { return domain }
+        let base = String(name.dropLast(6))
+        let candidate: Domain
+        if base == ".GlobalPreferences" { candidate = .global } else {
+            do { try Domain.validateName(base) } catch { return domain }
+            candidate = .named(base)
+        }
+        guard let file = try? self.path(for: candidate, scope: .anyHost, hostIdentifier: { "" }),
+              FileSystem.lastComponent(file).utf8.elementsEqual(name.utf8) else { return domain }
+        return Self.sameDirectory(FileSystem.parentDirectory(path), FileSystem.parentDirectory(file)) ? candidate : domain
+    }
+
+    /// Whether `a` and `b` name one directory: the same device and inode,
+    /// or (when either is missing) the same path once repeated slashes go.
+    static func sameDirectory(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        if stat(a, &sa) == 0 && stat(b, &sb) == 0 { return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino }
+        func normal(_ p: String) -> [Substring] { p.split(separator: "/", omittingEmptySubsequences: true) }
+        return normal(a).elementsEqual(normal(b)) { $0.utf8.elementsEqual($1.utf8) }
     }
 
     /// The domains stored for the current user (not ByHost, not files),

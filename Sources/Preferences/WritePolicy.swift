@@ -81,6 +81,28 @@ extension WritePolicy {
 }
 
 /// Two policies, both of which must allow a write (their notes joined).
+/// A policy that sees every domain by its one name: a domain given by the
+/// path of a named domain's file is checked as that named domain
+/// (``DomainResolver/canonical(_:)``), so no spelling of a domain escapes
+/// the rules on its name (the managed keys, its settings schema).
+public struct CanonicalDomainPolicy: WritePolicy {
+    let inner: any WritePolicy
+    let canonical: @Sendable (Domain) -> Domain
+
+    /// - Parameter canonical: the resolver's ``DomainResolver/canonical(_:)``,
+    ///   called for path domains only (it may read the registry).
+    public init(_ inner: any WritePolicy, canonical: @escaping @Sendable (Domain) -> Domain) {
+        self.inner = inner
+        self.canonical = canonical
+    }
+
+    public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
+                      options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
+        guard case .file = domain else { return try inner.check(domain, old: old, new: new, options: options) }
+        return try inner.check(canonical(domain), old: old, new: new, options: options)
+    }
+}
+
 public struct CombinedWritePolicy: WritePolicy {
     let first: any WritePolicy
     let second: any WritePolicy

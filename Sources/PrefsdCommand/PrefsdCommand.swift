@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AppHomeSystem
 import CommandSupport
+import Containers
 import Keychain
 import KeychainSecretService
 import Preferences
@@ -84,7 +85,11 @@ public enum PrefsdCommand {
                 _ = text.withCString { write(2, $0, strlen($0)) }
             }
             configuration.managed = managed
-            configuration.writePolicy = CombinedWritePolicy(ManagedWritePolicy(managed), SettingsWritePolicy(root: root))
+            // A domain given by its file's path is checked as the named domain
+            // (the registry read then, as it may have changed).
+            configuration.writePolicy = CanonicalDomainPolicy(CombinedWritePolicy(ManagedWritePolicy(managed), SettingsWritePolicy(root: root))) { domain in
+                DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: root)).canonical(domain)
+            }
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {
                 throw CommandFailure.failure(error.description)

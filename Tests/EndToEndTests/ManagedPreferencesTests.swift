@@ -63,6 +63,36 @@ struct ManagedPreferencesTests {
         #expect(t.snapshot().filter { !$0.key.hasSuffix(".lock") } == before.filter { !$0.key.hasSuffix(".lock") })
     }
 
+    /// Issue 23, finding 4: the managed layer holds whatever the spelling.
+    /// The domain named by its file's path (with or without `.plist`, with
+    /// a doubled slash, through a link to the directory) is the domain.
+    @Test func aForcedKeyIsHeldWhenTheDomainIsNamedByItsPath() throws {
+        let t = try TempRoot()
+        try t.succeed(["write", Self.domain, "{volume = 3; other = 1;}"])
+        let file = try force(t, "{'volume': 7}")
+        let link = t.workFile("prefs-link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: t.preferences.path)
+        let before = t.snapshot()
+        let spellings = [t.preferences.path + "/" + Self.domain, t.preferences.path + "/" + Self.domain + ".plist",
+                         t.root.path + "//Library/Preferences/" + Self.domain, link.path + "/" + Self.domain]
+        for path in spellings {
+            let result = try t.run(["write", path, "volume", "-int", "1"])
+            #expect(result.status == 1, "\(path): \(result)")
+            #expect(result.stderr == "defaults: Key volume of domain \(Self.domain) is managed by \(file.path) and cannot be changed.\nDefaults have not been changed.\n", "\(path): \(result)")
+            let deleted = try t.run(["delete", path, "volume"])
+            #expect(deleted.status == 1, "\(path): \(deleted)")
+            // apply, with the path as the domain.
+            let desired = t.workFile("desired.json")
+            try Data("{\"\(path)\": {\"volume\": 2}}".utf8).write(to: desired)
+            let applied = try t.run(["apply", desired.path])
+            #expect(applied.status == 1 && applied.stderr.contains("Key volume of domain \(Self.domain) is managed"), "\(path): \(applied)")
+        }
+        #expect(t.snapshot().filter { !$0.key.hasSuffix(".lock") } == before.filter { !$0.key.hasSuffix(".lock") })
+        // Another key of the domain, by path, is written as before.
+        try t.succeed(["write", spellings[0], "other", "-int", "5"])
+        try t.expectOutput(["read", Self.domain, "other"], "5\n")
+    }
+
     @Test func importOfAForcedKeyIsRefused() throws {
         let t = try TempRoot()
         let file = try force(t, "{'volume': 7}")
