@@ -49,7 +49,9 @@ extension FileSystem {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw SystemError("stat", path: path, errno: errno) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw SystemError("read", path: path, errno: EINVAL) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw SystemError("read", path: path, errno: EINVAL, detail: "is \(FileSystem.kindDescription(st.st_mode)), not a regular file")
+        }
         let bytes = try FileSystem.readAll(fd, path: path, limit: FileSystem.defaultReadLimit, sizeHint: Int(st.st_size))
         return (bytes, FileOwnership(owner: st.st_uid, permissions: st.st_mode & 0o7777))
     }

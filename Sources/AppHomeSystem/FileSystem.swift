@@ -116,6 +116,21 @@ public enum FileSystem {
         }
     }
 
+    /// Creates the new file `path` (`O_EXCL|O_NOFOLLOW`, 0600) holding
+    /// `bytes`, `fsync`ed; a file left half-written by a failure is removed.
+    public static func writeNewFile(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        let fd = Syscalls.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SystemError("create", path: path, errno: errno) }
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { _ = Syscalls.unlink(path) }
+        }
+        try writeAll(fd, bytes, path: path)
+        guard Syscalls.fsync(fd, path: path) == 0 else { throw SystemError("fsync", path: path, errno: errno) }
+        ok = true
+    }
+
     /// Removes `path` durably; a missing file is not an error.
     public static func removeFile(_ path: String) throws(SystemError) {
         if Syscalls.unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, errno: errno) }

@@ -31,10 +31,16 @@ struct DesiredState: Equatable {
     /// Domains in name order.
     var domains: [DomainState]
 
+    /// The domain names that are options of `defaults`, never domains.
+    static let optionNames: Set<String> = ["-currentHost", "-host", "-app"]
+
     /// Reads the desired state from a decoded plist.
     ///
+    /// - Parameter canonical: the domain a path names
+    ///   (``DomainResolver/canonical(_:)``): a domain and its file's path
+    ///   are one domain, so giving both is an error as giving one twice is.
     /// - Throws: ``CommandFailure`` naming the file and what is wrong.
-    init(_ value: PlistValue, file: String) throws(CommandFailure) {
+    init(_ value: PlistValue, file: String, canonical: (Domain) -> Domain = { $0 }) throws(CommandFailure) {
         func bad(_ why: String) -> CommandFailure { .failure("\(file): \(why); defaults unchanged") }
         guard case .dictionary(let top) = value else { throw bad("the top level must be a dictionary of domains") }
         if let v = top["$version"] {
@@ -46,6 +52,9 @@ struct DesiredState: Equatable {
         for topKey in top.keys.sorted() where topKey != "$version" {
             let name = topKey.string
             if name.hasPrefix("$") { throw bad("unknown directive \(name)") }
+            if Self.optionNames.contains(name) {
+                throw bad("\(name) is an option of defaults, not a domain; to apply to this host's domains, run 'defaults -currentHost apply \(file)'")
+            }
             let domain: Domain
             do { domain = try Domain(argument: name) } catch { throw bad(error.description) }
             guard case .dictionary(let entries) = top[topKey]! else { throw bad("domain \(name) must be a dictionary of keys") }
@@ -69,7 +78,10 @@ struct DesiredState: Equatable {
             if let both = state.delete.sorted().first(where: { state.set[$0] != nil }) {
                 throw bad("key \(both) of \(name) is both set and in $delete")
             }
-            if domains.contains(where: { $0.domain == domain }) { throw bad("domain \(name) is given twice") }
+            if let other = domains.first(where: { canonical($0.domain) == canonical(domain) }) {
+                if other.name.utf8.elementsEqual(name.utf8) { throw bad("domain \(FileNames.escaped(name)) is given twice") }
+                throw bad("domains \(FileNames.escaped(other.name)) and \(FileNames.escaped(name)) are one domain (a domain and its file's path); give it once")
+            }
             domains.append(state)
         }
         self.domains = domains
@@ -98,8 +110,11 @@ struct AppliedChange: Equatable {
     }
 
     /// The line `apply` prints: values in the old-style notation, on one line.
+    /// The domain and the key are escaped (``FileNames/escaped(_:)-(String)``):
+    /// a line end in a key cannot fake a line of output.
     var text: String {
         let o = old.map(Self.oneLine) ?? "", n = new.map(Self.oneLine) ?? ""
+        let domain = FileNames.escaped(self.domain), key = FileNames.escaped(self.key)
         switch kind {
         case .added: return "\(domain): added \(key) = \(n)"
         case .changed: return "\(domain): changed \(key) = \(n) (was \(o))"
@@ -144,7 +159,9 @@ extension DefaultsCommand {
         if let extra = scanner.rest.first { throw Self.unexpected(extra) }
         let dryRun = matches.contains { $0.name == "--dry-run" }, json = matches.contains { $0.name == "--json" }
 
-        let desired = try DesiredState(try readDesiredFile(file), file: file)
+        let apps = installedApps()
+        let resolver = Self.resolver(root: root, registry: apps)
+        let desired = try DesiredState(try readDesiredFile(file), file: file, canonical: { resolver.canonical($0) })
         // Validate everything first: a refusal in any domain writes nothing at all.
         let policy = validationPolicy()
         var planned: [AppliedChange] = []
@@ -157,24 +174,55 @@ extension DefaultsCommand {
             planned += AppliedChange.between(current, new, domain: d.name)
         }
         var changes = planned
+        var failure: (any Error)? = nil
         if !dryRun {
-            changes = []
-            for d in desired.domains where planned.contains(where: { $0.domain == d.name }) {
-                var before: [PlistKey: PlistValue] = [:], after: [PlistKey: PlistValue] = [:]
-                let notes = try store.commit(d.domain, scope: options.scope, options: writeOptions(force: options.force, keys: d.set.keys.map(\.string))) { contents in
-                    before = contents
-                    contents = d.contents(from: contents)
-                    after = contents
-                }
-                reportWriteNotes(notes)
-                changes += AppliedChange.between(before, after, domain: d.name)
-            }
+            (changes, failure) = try commitAllOrNothing(desired, planned: planned, resolver: resolver, policy: policy)
         }
         if json {
             let items = try changes.map { try $0.json() }
             console.out("{\"changed\": \(!changes.isEmpty), \"dry_run\": \(dryRun), \"changes\": [" + items.joined(separator: ", ") + "]}\n")
         } else {
             for c in changes { console.out(c.text + "\n") }
+        }
+        if let failure {
+            throw CommandFailure.failure("\(failure); the domains of the changes listed were committed, the others will be by the next 'defaults apply' or 'apphome doctor'")
+        }
+    }
+
+    /// Commits every planned domain of `desired` all or nothing
+    /// (``DomainTransaction``), on the files under each domain's lock
+    /// (which prefsd takes too), after finishing any apply a crash left.
+    ///
+    /// - Returns: the changes committed, and the failure after the first
+    ///   domain was replaced, if one happened.
+    func commitAllOrNothing(_ desired: DesiredState, planned: [AppliedChange], resolver: DomainResolver,
+                            policy: any WritePolicy) throws -> ([AppliedChange], (any Error)?) {
+        for line in DomainTransaction.recover(journalDirectory: resolver.preferencesDirectory) {
+            console.err("defaults: \(line)\n")
+        }
+        let files = FilePreferenceStore(resolver: resolver, policy: policy)
+        var items: [DomainTransaction.Item] = []
+        for d in desired.domains where planned.contains(where: { $0.domain == d.name }) {
+            let options = writeOptions(force: self.options.force, keys: d.set.keys.map(\.string))
+            let path: String
+            do { path = try files.location(of: d.domain, scope: self.options.scope) } catch { throw error }
+            items.append(DomainTransaction.Item(domain: d.domain, path: path) { contents in
+                let old = contents
+                contents = d.contents(from: contents)
+                return try policy.check(d.domain, old: old, new: contents, options: options)
+            })
+        }
+        func changes(_ committed: [DomainTransaction.Committed]) -> [AppliedChange] {
+            committed.flatMap { c in
+                reportWriteNotes(c.notes)
+                let name = desired.domains.first { $0.domain == c.domain }?.name ?? c.domain.description
+                return AppliedChange.between(c.old, c.new, domain: name)
+            }
+        }
+        do {
+            return (changes(try DomainTransaction.run(items, journalDirectory: resolver.preferencesDirectory)), nil)
+        } catch let partial as DomainTransaction.PartialFailure {
+            return (changes(partial.committed), partial.error)
         }
     }
 
@@ -201,7 +249,8 @@ extension DefaultsCommand {
                 throw CommandFailure.failure("Could not read data from \(file): \(error.reason); defaults unchanged")
             }
         }
-        do { return try Self.importedValue(bytes, named: file, format: options.format) } catch {
+        // A domain (or a key) given twice is an error, never the last one silently winning.
+        do { return try Self.importedValue(bytes, named: file, format: options.format, refusingDuplicateKeys: true) } catch {
             throw CommandFailure.failure("Could not parse property list from \(file) due to \(error); defaults unchanged")
         }
     }

@@ -132,11 +132,12 @@ extension DefaultsCommand {
     /// like an old-style plist but is not one is tried as JSON, so JSON on
     /// standard input needs no flag; the old-style error is the one
     /// reported when neither reads.
-    static func importedValue(_ bytes: [UInt8], named source: String, format: OutputFormat) throws(PlistError) -> PlistValue {
+    static func importedValue(_ bytes: [UInt8], named source: String, format: OutputFormat,
+                              refusingDuplicateKeys: Bool = false) throws(PlistError) -> PlistValue {
         if format == .json || source.hasSuffix(".json") { return try PlistCodec.decode(bytes, format: .json) }
         let detected = PlistCodec.detectFormat(bytes)
         do {
-            return try PlistCodec.decode(bytes, format: detected)
+            return try PlistCodec.decode(bytes, format: detected, refusingDuplicateKeys: refusingDuplicateKeys)
         } catch {
             guard detected == .openStep, let json = try? PlistCodec.decode(bytes, format: .json) else { throw error }
             return json

@@ -111,7 +111,9 @@ public struct FilePreferenceStore: PreferenceStore {
         let dir = FileSystem.parentDirectory(path)
         let prefix = "." + FileSystem.lastComponent(path) + "."
         guard let names = try? FileSystem.directoryEntries(dir) else { return }
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+        // `.apply-<id>.pending`: a `defaults apply` that died before its
+        // journal finished it (``DomainTransaction``); this write comes after.
+        for name in names where name.hasPrefix(prefix) && (name.hasSuffix(".tmp") || name.hasSuffix(".pending")) {
             try? FileSystem.removeFile(dir + "/" + name)
         }
     }

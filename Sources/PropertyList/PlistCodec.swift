@@ -94,9 +94,16 @@ public enum PlistCodec {
     ///   line and column of the problem, ``PlistError/tooDeep(limit:)``, or
     ///   ``PlistError/unrecognizedFormat``.
     public static func decode(_ bytes: [UInt8], format: PlistFormat) throws(PlistError) -> PlistValue {
+        try decode(bytes, format: format, refusingDuplicateKeys: false)
+    }
+
+    /// Decodes a property list in a given format; with
+    /// `refusingDuplicateKeys`, a key twice in one XML dictionary is an
+    /// error (JSON always refuses one) instead of the last one winning.
+    public static func decode(_ bytes: [UInt8], format: PlistFormat, refusingDuplicateKeys: Bool) throws(PlistError) -> PlistValue {
         switch format {
         case .binary: return try BinaryPlistReader.decode(bytes)
-        case .xml: return try XMLPlistReader.decode(xmlText(bytes))
+        case .xml: return try XMLPlistReader.decode(xmlText(bytes), refuseDuplicateKeys: refusingDuplicateKeys)
         case .openStep: return try OldStyleParser.parse(TextEncoding.unicodeText(bytes, format: "old-style").utf8)
         case .json: return try JSONPlist.decode(bytes)
         }

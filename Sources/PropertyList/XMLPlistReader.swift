@@ -19,15 +19,20 @@
 struct XMLPlistReader {
     private let p: UnsafeBufferPointer<UInt8>
     private var i = 0
+    /// Whether a key twice in one `<dict>` is an error (Core Foundation keeps the last).
+    private var refuseDuplicateKeys = false
 
     /// Decodes a whole XML property list.
     ///
     /// - Throws: ``PlistError/malformed(format:detail:)`` starting with
     ///   `line L, column C:`, or ``PlistError/tooDeep(limit:)``.
-    static func decode(_ bytes: [UInt8]) throws(PlistError) -> PlistValue {
+    /// - Parameter refuseDuplicateKeys: a key twice in one `<dict>` is an
+    ///   error instead of the last one winning (as Core Foundation reads it).
+    static func decode(_ bytes: [UInt8], refuseDuplicateKeys: Bool = false) throws(PlistError) -> PlistValue {
         let result: Result<PlistValue, PlistError> = bytes.withUnsafeBufferPointer { buffer in
             do throws(PlistError) {
                 var reader = XMLPlistReader(p: buffer)
+                reader.refuseDuplicateKeys = refuseDuplicateKeys
                 return .success(try reader.document())
             } catch {
                 return .failure(error)
@@ -267,6 +272,9 @@ struct XMLPlistReader {
             if looking(at: "</") || atEnd { throw error("key \"\(key)\" has no value") }
             let valueTag = try startTag()
             if valueTag.name == "key" { throw error("key \"\(key)\" has no value", at: valueTag.position) }
+            if refuseDuplicateKeys && entries[key] != nil {
+                throw error("key \"\(key)\" appears twice in one <dict>", at: keyTag.position)
+            }
             entries[key] = try value(valueTag, depth: depth)
         }
         try endTag("dict", opened: tag)

@@ -1,4 +1,5 @@
 import AppHomeSystem
+import Preferences
 
 extension Doctor {
     /// Every directory that holds domain files: the root's
@@ -23,6 +24,20 @@ extension Doctor {
     /// dead writer; one whose lock is held is a live write and is left
     /// alone. The lock is held (without waiting) while the file is removed.
     func checkPreferenceTemporaryFiles(dryRun: Bool, into report: inout DoctorReport) {
+        // A `defaults apply` that died while replacing its domains: finished
+        // from its journal (``DomainTransaction/recover(journalDirectory:)``).
+        let journals = layout.root + "/Library/Preferences"
+        let interrupted = ((try? FileNames.entries(journals)) ?? []).filter { $0.hasPrefix(".apply-") && $0.hasSuffix(".journal") }.sorted()
+        if dryRun {
+            for name in interrupted {
+                report.findings.append(DoctorFinding(problem: "interrupted defaults apply \(journals)/\(name)",
+                                                     repair: "would finish it", outcome: .wouldRepair))
+            }
+        } else if !interrupted.isEmpty {
+            for line in DomainTransaction.recover(journalDirectory: journals) {
+                report.findings.append(DoctorFinding(problem: "interrupted defaults apply", repair: line, outcome: .repaired))
+            }
+        }
         for directory in preferenceDirectories() where DirectoryTree.isDirectoryNotLink(directory) {
             let names = ((try? FileSystem.directoryEntries(directory)) ?? []).sorted()
             for name in names {
