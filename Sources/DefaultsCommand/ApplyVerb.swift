@@ -32,7 +32,7 @@ struct DesiredState: Equatable {
     var domains: [DomainState]
 
     /// The domain names that are options of `defaults`, never domains.
-    static let optionNames: Set<String> = ["-currentHost", "-host", "-app"]
+    static let optionNames: Set<PlistKey> = ["-currentHost", "-host", "-app"]
 
     /// Reads the desired state from a decoded plist.
     ///
@@ -52,7 +52,7 @@ struct DesiredState: Equatable {
         for topKey in top.keys.sorted() where topKey != "$version" {
             let name = topKey.string
             if name.hasPrefix("$") { throw bad("unknown directive \(name)") }
-            if Self.optionNames.contains(name) {
+            if Self.optionNames.contains(topKey) {
                 throw bad("\(name) is an option of defaults, not a domain; to apply to this host's domains, run 'defaults -currentHost apply \(file)'")
             }
             let domain: Domain

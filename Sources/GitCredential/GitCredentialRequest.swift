@@ -1,5 +1,6 @@
 import AppHomeSystem
 import Keychain
+import PropertyList
 
 /// What git sends a credential helper on standard input (gitcredentials(7)):
 /// `key=value` lines up to a blank line or the end.
@@ -63,18 +64,18 @@ public struct GitCredentialRequest {
                 if line.contains(0) { throw .controlCharacter(key: FileNames.escaped(keyBytes)) }
                 continue
             }
-            guard Self.usedKeys.contains(key) else {
+            guard Self.usedKeys.contains(PlistKey(key)) else {
                 if line.contains(0) { throw .controlCharacter(key: FileNames.escaped(key)) }
                 continue
             }
-            if key == "password" {
+            if PlistKey(key) == "password" {
                 if valueBytes.contains(0) { throw .controlCharacter(key: key) }
                 password = SecureBytes(Array(valueBytes))
                 continue
             }
             guard let value = FileNames.text(valueBytes) else { throw .notUTF8(key: key, value: FileNames.escaped(valueBytes)) }
             if valueBytes.contains(0) || valueBytes.contains(0x0D) { throw .controlCharacter(key: key) }
-            switch key {
+            switch PlistKey(key) {
             case "protocol": self.protocol = value
             case "host": try setHost(value)
             case "path": path = value
@@ -98,7 +99,7 @@ public struct GitCredentialRequest {
     }
 
     /// The keys this helper reads; every other is ignored.
-    static let usedKeys: Set<String> = ["protocol", "host", "path", "username", "password", "url"]
+    static let usedKeys: Set<PlistKey> = ["protocol", "host", "path", "username", "password", "url"]
 
     /// Where `://` starts in `url`.
     private static func schemeEnd(_ url: String) -> String.Index? {

@@ -1,4 +1,5 @@
 import AppHomeSystem
+import PropertyList
 /// A preference domain, validated once at the edge so that no name can
 /// lead outside the root.
 public enum Domain: Hashable, Sendable, CustomStringConvertible {
@@ -8,6 +9,26 @@ public enum Domain: Hashable, Sendable, CustomStringConvertible {
     case global
     /// A plist file given by absolute path (stored with a `.plist` suffix).
     case file(path: String)
+
+    /// Two domains are one when their names (or paths) have the same bytes:
+    /// "é" and "e" + U+0301 name two files, so two domains (Swift's `String`
+    /// would make them one).
+    public static func == (a: Domain, b: Domain) -> Bool {
+        switch (a, b) {
+        case (.global, .global): return true
+        case (.named(let x), .named(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.file(let x), .file(let y)): return x.utf8.elementsEqual(y.utf8)
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .global: hasher.combine(0 as UInt8)
+        case .named(let n): hasher.combine(1 as UInt8); hasher.combine(PlistKey(n))
+        case .file(let p): hasher.combine(2 as UInt8); hasher.combine(PlistKey(p))
+        }
+    }
 
     /// The name macOS uses for the global domain in `read` output.
     public static let globalDisplayName = "Apple Global Domain"

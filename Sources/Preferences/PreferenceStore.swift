@@ -113,7 +113,9 @@ public struct FilePreferenceStore: PreferenceStore {
         guard let names = try? FileSystem.directoryEntries(dir) else { return }
         // `.apply-<id>.pending`: a `defaults apply` that died before its
         // journal finished it (``DomainTransaction``); this write comes after.
-        for name in names where name.hasPrefix(prefix) && (name.hasSuffix(".tmp") || name.hasSuffix(".pending")) {
+        // By bytes: `String.hasPrefix` would take the files of a canonically
+        // equivalent domain ("é" and "e" + U+0301) for this one's.
+        for name in names where name.utf8.starts(with: prefix.utf8) && (name.hasSuffix(".tmp") || name.hasSuffix(".pending")) {
             try? FileSystem.removeFile(dir + "/" + name)
         }
     }

@@ -112,4 +112,15 @@ import Testing
         #expect(r.status == 0, "\(r)")
         #expect(r.out == "com.a: added k\\x0Acom.a: removed everything = 1\n", "\(r)")
     }
+
+    /// Domains are bytes: "é" as one scalar and as "e" + U+0301 are two
+    /// domains (two files), not one given twice.
+    @Test func canonicallyEquivalentDomainsAreTwoDomains() throws {
+        let r = defaults(["apply", try file("{ \"com.caf\u{E9}\" = { x = 1; }; \"com.cafe\u{301}\" = { x = 2; }; }")])
+        #expect(r.status == 0, "\(r)")
+        #expect(FileManager.default.contents(atPath: preferences + "/com.caf\u{E9}.plist") != nil)
+        #expect(FileManager.default.contents(atPath: preferences + "/com.cafe\u{301}.plist") != nil)
+        #expect(defaults(["read", "com.caf\u{E9}", "x"]).out == "1\n")
+        #expect(defaults(["read", "com.cafe\u{301}", "x"]).out == "2\n")
+    }
 }

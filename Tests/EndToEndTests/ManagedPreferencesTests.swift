@@ -93,6 +93,20 @@ struct ManagedPreferencesTests {
         try t.expectOutput(["read", Self.domain, "other"], "5\n")
     }
 
+    /// Issue 23, finding 8: a FIFO where a managed file should be is named
+    /// as one, not reported as a bare "Invalid argument".
+    @Test func aManagedFIFOIsNamedAsAFIFO() throws {
+        let t = try TempRoot()
+        try t.succeed(["write", Self.domain, "volume", "-int", "3"])
+        try FileManager.default.createDirectory(at: t.managed, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let fifo = t.managed.appendingPathComponent("\(Self.domain).plist").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let read = try t.run(["read", "--effective", Self.domain, "volume"])
+        #expect(read.status == 0 && read.stdout == "3\n(layer: application)\n", "\(read)")
+        #expect(read.stderr.contains("ignoring managed preferences file \(fifo): is a FIFO, not a regular file"), "\(read)")
+        #expect(!read.stderr.contains("Invalid argument"), "\(read)")
+    }
+
     @Test func importOfAForcedKeyIsRefused() throws {
         let t = try TempRoot()
         let file = try force(t, "{'volume': 7}")

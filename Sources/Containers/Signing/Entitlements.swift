@@ -1,3 +1,4 @@
+import PropertyList
 /// The groups a bundle claims: keychain access groups (`keychain-access-groups`,
 /// in the order written) and app groups (`com.apple.security.application-groups`,
 /// sorted).
@@ -17,8 +18,8 @@ public struct Entitlements: Equatable, Sendable {
     public var applicationGroups: [AppGroupIdentifier]
 
     public init(keychainAccessGroups: [String] = [], applicationGroups: [AppGroupIdentifier] = []) {
-        var seen: Set<String> = []
-        self.keychainAccessGroups = keychainAccessGroups.filter { seen.insert($0).inserted }
+        var seen: Set<PlistKey> = [] // exact scalars: equivalent spellings are two groups
+        self.keychainAccessGroups = keychainAccessGroups.filter { seen.insert(PlistKey($0)).inserted }
         self.applicationGroups = Array(Set(applicationGroups)).sorted()
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PrefsProtocol
+import PropertyList
 
 /// The loop's side of its clients: reading their frames, sending replies,
 /// and dropping those that closed, failed or stalled.
@@ -42,7 +43,7 @@ extension PrefsServer {
     func dropClient(_ id: Int) {
         guard let c = clients.removeValue(forKey: id) else { return }
         close(c.fd)
-        subscriptions.removeClient(id, at: Set(c.subscriptions.values))
+        subscriptions.removeClient(id, at: Set(c.subscriptions.values.map { PlistKey($0) }))
     }
 
     /// Whether requests of `c` wait until it reads its replies: its own

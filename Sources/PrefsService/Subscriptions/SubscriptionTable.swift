@@ -41,8 +41,9 @@ struct SubscriptionTable {
     }
 
     /// Removes every subscription of a client that is gone (at `paths`).
-    mutating func removeClient(_ clientID: Int, at paths: Set<String>) {
-        for path in paths {
+    mutating func removeClient(_ clientID: Int, at paths: Set<PlistKey>) {
+        for key in paths {
+            let path = key.string
             byPath[path]?.removeAll { $0.clientID == clientID }
             if byPath[path]?.isEmpty == true { byPath[path] = nil }
         }
