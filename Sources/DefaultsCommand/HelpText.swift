@@ -68,9 +68,10 @@ enum HelpText {
                                when it answers, else by watching the file
       apply [--dry-run] [--json] <file>
                                bring every domain of the file to its desired
-                               state (Schemas/apply.md): all domains are
-                               checked before any is written, each commits
-                               atomically; prints each change ("D: added K =
+                               state (Schemas/apply.md), all or nothing:
+                               every domain is checked, locked and prepared
+                               before any is replaced; an interrupted apply is
+                               finished by the next one; prints each change ("D: added K =
                                V", "changed", "removed"); --dry-run writes
                                nothing; --json prints {"changed", "changes"}
 
