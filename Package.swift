@@ -13,7 +13,9 @@ let package = Package(
         .executable(name: "security", targets: ["security"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "git-credential-apphome", targets: ["git-credential-apphome"]),
+        .executable(name: "plutil", targets: ["plutil"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
     ],
@@ -24,10 +26,16 @@ let package = Package(
         // Foundation-free on purpose: start-up time of `defaults` is the budget.
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["AppHomeSystem", "PropertyList"]),
+        // NSKeyedArchiver archives as a graph of values and NSCoding-like coders; Foundation-free.
+        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
+        // `plutil`: macOS's property-list tool, with keyed archives shown as their object graph.
+        .target(name: "PlutilCommand", dependencies: ["AppHomeSystem", "PropertyList", "KeyedArchive", "CommandSupport"]),
+        .executableTarget(name: "plutil", dependencies: ["AppHomeSystem", "PlutilCommand", "CommandSupport"],
+                          linkerSettings: staticStdlibInRelease),
         .target(name: "CommandSupport", dependencies: ["AppHomeSystem", "Keychain"]),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
+        .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "KeyedArchive", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
         // Start-up is the budget of `defaults`: fully static in release (libsodium and SQLite
         // from their Debian static archives), so a plain `swift build -c release` makes it.
         // The functions and data a read or a write touches are laid out side by side
@@ -80,6 +88,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem", "TestSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "PropertyList", "PlutilCommand", "CommandSupport", "plutil"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),

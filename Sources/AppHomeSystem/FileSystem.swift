@@ -78,6 +78,27 @@ public enum FileSystem {
     /// never a partial file; a temporary file may be left behind, named
     /// `.<name>.<random>.tmp` in the same directory.
     public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        try writeAtomically(bytes, to: path, mode: nil)
+    }
+
+    /// Replaces `path` with `bytes` atomically and durably, keeping the
+    /// permission bits of the file it replaces (a new file gets
+    /// `0666 & ~umask`, as a text editor would make it): for tools that
+    /// edit a user's own files in place, such as `plutil`.
+    public static func writeAtomicallyKeepingMode(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        var st = stat()
+        let mode: mode_t
+        if stat(path, &st) == 0 {
+            mode = st.st_mode & 0o7777
+        } else {
+            let mask = umask(0o022)
+            umask(mask)
+            mode = 0o666 & ~mask
+        }
+        try writeAtomically(bytes, to: path, mode: mode)
+    }
+
+    private static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t?) throws(SystemError) {
         let dir = parentDirectory(path)
         let name = lastComponent(path)
         var fd: Int32 = -1
@@ -95,6 +116,7 @@ public enum FileSystem {
         do {
             defer { close(fd) }
             try writeAll(fd, bytes, path: tempPath)
+            if let mode, fchmod(fd, mode) != 0 { throw SystemError("chmod", path: tempPath, errno: errno) }
             guard Syscalls.fsync(fd, path: tempPath) == 0 else { throw SystemError("fsync", path: tempPath, errno: errno) }
         }
         guard Syscalls.rename(tempPath, path) == 0 else { throw SystemError("rename", path: path, errno: errno) }

@@ -1,6 +1,6 @@
 /// Standard base64 (RFC 4648 alphabet, `=` padding) for the XML and JSON
 /// formats, written here because the module does not import Foundation.
-enum Base64 {
+public enum Base64 {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// Maps an ASCII byte to its 6-bit value; 0xFF for bytes outside the alphabet.
@@ -50,7 +50,7 @@ enum Base64 {
     }
 
     /// The encoding of `bytes` as a single line.
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         encode(bytes, into: &out)
         return String(decoding: out, as: UTF8.self)
@@ -64,7 +64,7 @@ enum Base64 {
     /// - Returns: the bytes, or `nil` when a character is outside the
     ///   alphabet, padding is misplaced, or the length leaves a lone 6-bit
     ///   group.
-    static func decode<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {
+    public static func decode<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {
         let reverse = self.reverse
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 4 * 3 + 3)

@@ -169,8 +169,9 @@ enum JSONPlist {
     ///
     /// - Throws: ``PlistError/malformed(format:detail:)`` with the line and
     ///   column, or ``PlistError/tooDeep(limit:)``.
-    static func decode(_ bytes: [UInt8]) throws(PlistError) -> PlistValue {
+    static func decode(_ bytes: [UInt8], plain: Bool = false) throws(PlistError) -> PlistValue {
         var parser = Parser(bytes)
+        parser.plain = plain
         return try parser.document()
     }
 
@@ -187,6 +188,8 @@ enum JSONPlist {
     private struct Parser {
         let p: [UInt8]
         var i = 0
+        /// Plain JSON: no member is a tag.
+        var plain = false
 
         init(_ bytes: [UInt8]) { p = bytes }
 
@@ -416,7 +419,7 @@ enum JSONPlist {
                 for item in items { out.append(try convert(item, depth: depth + 1, at: at)) }
                 return .array(out)
             case .object(let members, let at):
-                if members.count == 1, members[0].0.hasPrefix("$") {
+                if !plain, members.count == 1, members[0].0.hasPrefix("$") {
                     return try tagged(members[0].0, members[0].1, depth: depth, at: at)
                 }
                 return try dictionary(members, depth: depth, at: at)

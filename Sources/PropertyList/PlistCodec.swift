@@ -142,6 +142,13 @@ public enum PlistCodec {
         }
     }
 
+    /// Decodes plain JSON (as `JSONSerialization` reads it): numbers with a
+    /// fraction or exponent are reals, others integers; no member is taken
+    /// for a tag of the typed form; `null` is an error.
+    public static func decodePlainJSON(_ bytes: [UInt8]) throws(PlistError) -> PlistValue {
+        try JSONPlist.decode(bytes, plain: true)
+    }
+
     /// `text` as a JSON string literal, quoted and escaped the way the
     /// typed-JSON writer escapes strings, for commands that write small JSON
     /// documents of their own.

@@ -110,10 +110,23 @@ struct XMLPlistReader {
                 try skip(past: "?>", unterminated: "unterminated processing instruction", from: start)
             } else if allowDoctype && looking(at: "<!DOCTYPE") {
                 i += 9
-                var bracketDepth = 0
-                try scanOutsideQuotes(unterminated: "unterminated <!DOCTYPE", from: start) { c, _ in
-                    if c == UInt8(ascii: "[") { bracketDepth += 1 } else if c == UInt8(ascii: "]") { bracketDepth -= 1 }
-                    return c == UInt8(ascii: ">") && bracketDepth <= 0
+                // An internal subset (`[ … ]`) can declare entities that expand without bound and
+                // change what the document means; Core Foundation and swift-foundation refuse it.
+                var quote: UInt8 = 0
+                while true {
+                    guard i < p.count else { throw error("unterminated <!DOCTYPE", at: start) }
+                    let c = p[i]
+                    if quote != 0 {
+                        if c == quote { quote = 0 }
+                    } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                        quote = c
+                    } else if c == UInt8(ascii: "[") {
+                        throw error("<!DOCTYPE> with an internal subset ([ … ]) is not allowed in a property list")
+                    } else if c == UInt8(ascii: ">") {
+                        i += 1
+                        break
+                    }
+                    i += 1
                 }
             } else {
                 return

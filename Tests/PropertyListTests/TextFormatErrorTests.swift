@@ -57,11 +57,28 @@ import Testing
         }
     }
 
+    /// swift-foundation's tests expect an internal DTD subset refused: its entity
+    /// declarations could expand without bound or change the document's meaning.
+    @Test(arguments: [
+        "<!DOCTYPE plist [ <!ENTITY x \"y\"> ]>",
+        "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"x.dtd\" [\n<!ENTITY a \"aaaa\">\n]>",
+        "<!DOCTYPE plist[]>",
+    ])
+    func xmlRefusesAnInternalDTDSubset(doctype: String) {
+        let text = "<?xml version=\"1.0\"?>\n" + doctype + "\n<plist version=\"1.0\"><string>&a;</string></plist>\n"
+        #expect(throws: PlistError.self) { try PlistCodec.decode(Array(text.utf8)) }
+        do {
+            _ = try PlistCodec.decode(Array(text.utf8))
+        } catch {
+            #expect(error.description.contains("<!DOCTYPE> with an internal subset ([ … ]) is not allowed in a property list"), "\(error)")
+        }
+    }
+
     @Test func xmlToleratesCommentsEntitiesAndCDATA() throws {
         let text = """
             \u{FEFF}<?xml version="1.0"?>
             <!-- leading comment -->
-            <!DOCTYPE plist [ <!ENTITY x "y"> ]>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
             <plist version="1.0"><!-- c --><dict>
               <key>a&amp;b</key> <!-- between --> <string>&lt;&#65;&#x1F642;<![CDATA[<raw>&]]>&gt;</string>
               <key>n</key><integer> 0x1F </integer>
