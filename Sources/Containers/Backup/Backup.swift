@@ -133,6 +133,17 @@ public struct BackupService: ContainerOperation, Sendable {
     ///     restic writes it into its tree instead).
     func backup(_ entry: RegistryEntry, groupContainers: [AppGroupIdentifier: String], into store: BackupStore,
                 secrets: BackupSecrets, options: BackupOptions, writeManifest: Bool = true) throws(ContainersError) -> BackupReport {
+        do {
+            return try backupUnlessFailing(entry, groupContainers: groupContainers, into: store, secrets: secrets, options: options,
+                                           writeManifest: writeManifest)
+        } catch {
+            store.discardPending()   // nothing of a failed backup stays in .incoming
+            throw error
+        }
+    }
+
+    private func backupUnlessFailing(_ entry: RegistryEntry, groupContainers: [AppGroupIdentifier: String], into store: BackupStore,
+                                     secrets: BackupSecrets, options: BackupOptions, writeManifest: Bool) throws(ContainersError) -> BackupReport {
         let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         let started = now()
         let device = try hostIdentifier()

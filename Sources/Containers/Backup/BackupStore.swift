@@ -243,6 +243,12 @@ public struct BackupStore: Sendable {
         return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, isNew: true)
     }
 
+    /// Drops every object this backup wrote and has not moved into
+    /// `objects/` (a backup that failed).
+    func discardPending() {
+        for (_, path) in pending.drain() { unlink(path) }
+    }
+
     /// Drops an object this backup wrote and no entry names after all.
     func discard(_ hash: ContentHash) {
         if let path = pending.remove(hash) { unlink(path) }
@@ -259,11 +265,16 @@ public struct BackupStore: Sendable {
         if durable { try Self.syncFileSystem(of: directory) }
         guard !objects.isEmpty else { return }
         var made: Set<String> = []
-        for (hash, temp) in objects {
+        for (index, (hash, temp)) in objects.enumerated() {
             let target = objectPath(hash)
             let parent = FileSystem.parentDirectory(target)
-            if made.insert(parent).inserted { try TreeOperations.makeDirectory(parent) }
-            try TreeOperations.rename(temp, to: target)
+            do {
+                if made.insert(parent).inserted { try TreeOperations.makeDirectory(parent) }
+                try TreeOperations.rename(temp, to: target)
+            } catch {
+                for (_, rest) in objects[index...] { unlink(rest) }
+                throw error
+            }
         }
         if durable { try Self.syncFileSystem(of: directory) }
     }
