@@ -6,7 +6,7 @@ import Testing
 /// served over loopback by `rclone serve restic`. The repository password
 /// is in each root's login keychain (`security add-generic-password -s
 /// apphome-restic -a <repository>`).
-@Suite("backups to restic", .serialized)
+@Suite("backups to restic")
 struct ResticBackupTests {
     static let bundleID = "com.example.ScaryBugs"
     static let v1 = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
@@ -34,15 +34,16 @@ struct ResticBackupTests {
         return try Subprocess.run(try RealClients.tool("restic"), arguments, environment: env, ioDirectory: root.io, timeout: 120)
     }
 
-    /// Installs ScaryBugs with some data: text, 3 MiB of random bytes, a link.
-    static func installWithData(_ root: TempRoot) throws -> String {
+    /// Installs ScaryBugs with some data: text, `blob` random bytes (3 MiB), a link.
+    static func installWithData(_ root: TempRoot, blob: Int = 3 << 20) throws -> String {
         try #require(try apphome(root, ["install", v1]).status == 0)
         let home = try apphome(root, ["container", bundleID, "data"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try Data("a scary bug".utf8).write(to: URL(fileURLWithPath: home + "/Documents/bug1.txt"))
-        var random = [UInt8](repeating: 0, count: 3 << 20)
-        for i in random.indices { random[i] = UInt8.random(in: 0...255) }
+        let urandom = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom"))
+        let random = try urandom.read(upToCount: blob) ?? Data()
+        try urandom.close()
         try FileManager.default.createDirectory(atPath: home + "/Library/Application Support", withIntermediateDirectories: true)
-        try Data(random).write(to: URL(fileURLWithPath: home + "/Library/Application Support/blob.bin"))
+        try random.write(to: URL(fileURLWithPath: home + "/Library/Application Support/blob.bin"))
         try FileManager.default.createDirectory(atPath: home + "/Library/Caches", withIntermediateDirectories: true)
         try Data("cache".utf8).write(to: URL(fileURLWithPath: home + "/Library/Caches/thumb"))
         try FileManager.default.createSymbolicLink(atPath: home + "/Documents/latest", withDestinationPath: "bug1.txt")
@@ -180,9 +181,21 @@ struct ResticBackupTests {
         // No restic on PATH.
         let noRestic = try Self.apphome(root, ["backups", "--from", "restic:" + repository], env: ["PATH": "/nonexistent"])
         #expect(noRestic.status == 4 && noRestic.stderr.contains("restic is not installed"), "\(noRestic)")
-        // A snapshot of another app is not restored.
-        let foreign = try Self.apphome(root, ["restore", "com.example.Other", "--from", "restic:" + repository])
-        #expect(foreign.status != 0 && foreign.stderr.contains("no AppHome backup of com.example.Other"), "\(foreign)")
+        // The right password again. No backup of that app; nor a snapshot id of another app's.
+        try Self.storePassword(root, repository)
+        let other = try Self.apphome(root, ["restore", "com.example.Other", "--from", "restic:" + repository])
+        #expect(other.status == 1 && other.stderr.contains("no AppHome backup of com.example.Other"), "\(other)")
+        let theirs = try Self.restic(root, ["-r", repository, "snapshots", "--json"]).stdout
+        let id = String(theirs.components(separatedBy: "\"short_id\":\"")[1].prefix(8))
+        let mixed = try Self.apphome(root, ["restore", "com.example.Other", "--from", "restic:" + repository, "--snapshot", id])
+        #expect(mixed.status == 1 && mixed.stderr.contains("no AppHome backup of com.example.Other has the snapshot id \(id)"), "\(mixed)")
+        // A foreign snapshot tagged as if it were the app's (plain restic, no manifest): refused, nothing changed.
+        let home = try Self.home(root)
+        let forged = try Self.restic(root, ["-r", repository, "backup", "--tag", "apphome", "--tag", Self.bundleID, root.work.path])
+        #expect(forged.status == 0, "\(forged)")
+        let refused = try Self.apphome(root, ["restore", Self.bundleID, "--from", "restic:" + repository])
+        #expect(refused.status == 1 && refused.stderr.contains("is damaged: it holds no AppHome manifest; nothing was changed"), "\(refused)")
+        #expect(try Self.home(root) == home)
         // The backup root's work directory is left empty.
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/.restic").isEmpty)
     }
@@ -207,7 +220,7 @@ struct ResticBackupTests {
         func committed() -> Int { (try? String(contentsOfFile: progress, encoding: .utf8)).flatMap { Int($0) } ?? 0 }
         let deadline = Date().addingTimeInterval(30)
         while committed() < 200 && Date() < deadline { usleep(20_000) }
-        for round in 0..<4 {
+        for round in 0..<3 {
             let floor = committed()
             let backup = try Self.apphome(root, ["backup", Self.bundleID, "--to", "restic:" + repository, "--init"])
             try #require(backup.status == 0 && backup.stderr.isEmpty, "round \(round): \(backup)")
@@ -228,7 +241,7 @@ struct ResticBackupTests {
     @Test func aFileRewrittenDuringTenBackupsIsNeverRestoredFromResticAsBytesItNeverHeld() throws {
         let root = try TempRoot(), other = try TempRoot()
         let repository = root.workFile("repo").path
-        let home = try Self.installWithData(root)
+        let home = try Self.installWithData(root, blob: 4096)
         try Self.storePassword(root, repository)
         try Self.storePassword(other, repository)
         let size = 1 << 20
