@@ -196,7 +196,7 @@ public struct BackupStore: Sendable {
     func ingest(fd: Int32, extents: [FileExtent]?, path: String) throws -> Ingested {
         let first = ContentHasher()
         var count = 0
-        try FileExtent.read(fd, extents, path: path) { chunk in
+        try FileExtent.read(fd, extents, path: path, sizeHint: 1 << 20) { chunk in
             first.update(chunk); count += chunk.count
         }
         let hash = first.finish()
@@ -420,13 +420,23 @@ public struct FileExtent: Equatable, Sendable {
 
     /// Reads the data of `fd`: all of it from the start when `extents` is
     /// `nil`, else each extent in turn, in chunks of at most 1 MiB.
-    static func read(_ fd: Int32, _ extents: [FileExtent]?, path: String, _ body: ([UInt8]) throws -> Void) throws {
+    /// `sizeHint`, the bytes expected, sizes the buffer (a small file does
+    /// not pay for zeroing 1 MiB).
+    static func read(_ fd: Int32, _ extents: [FileExtent]?, path: String, sizeHint: Int = 1 << 20,
+                     _ body: ([UInt8]) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: min(1 << 20, max(4096, sizeHint + 1)))
         guard let extents else {
             guard lseek(fd, 0, SEEK_SET) == 0 else { throw SystemError("lseek", path: path, errno: errno) }
-            try TreeOperations.readAll(fd, path: path, body)
-            return
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemError("read", path: path, errno: errno)
+                }
+                if n == 0 { return }
+                try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
+            }
         }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for e in extents {
             var done = 0
             while done < e.length {

@@ -124,7 +124,7 @@ extension HomeWalker {
                 if dataSize <= BackupStore.inMemoryLimit {
                     var bytes: [UInt8] = []
                     bytes.reserveCapacity(dataSize + 1)
-                    try FileExtent.read(fd, extents, path: path) { chunk in bytes.append(contentsOf: chunk) }
+                    try FileExtent.read(fd, extents, path: path, sizeHint: dataSize) { chunk in bytes.append(contentsOf: chunk) }
                     read = .inMemory(bytes, ContentHash(of: bytes))
                 } else {
                     let ingested = try store.ingest(fd: fd, extents: extents, path: path)

@@ -318,7 +318,7 @@ extension BackupService {
         var within = 0
         var total = 0
         var overflow = false
-        try FileExtent.read(input, packed ? nil : entry.extents, path: source) { chunk in
+        try FileExtent.read(input, packed ? nil : entry.extents, path: source, sizeHint: entry.storedSize) { chunk in
             hasher.update(chunk)
             total += chunk.count
             var rest = chunk[...]
