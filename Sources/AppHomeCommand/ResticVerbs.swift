@@ -57,19 +57,7 @@ extension AppHomeCommand {
         guard secret.count > 0, !secret.withUnsafeBytes({ $0.contains(0x0A) || $0.contains(0x0D) }) else {
             throw ResticError.noPassword(repository: repository, reason: "the item's password is empty or holds a line end")
         }
-        return ResticRepository(repository, password: ResticPassword { fd in
-            try secret.withUnsafeBytes { raw in
-                var done = 0
-                while done < raw.count {
-                    let n = write(fd, raw.baseAddress! + done, raw.count - done)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw SystemError("write", path: "restic's standard input", errno: errno)
-                    }
-                    done += n
-                }
-            }
-        })
+        return ResticRepository(repository, password: ResticPassword { sink in try secret.withUnsafeBytes { try sink($0) } })
     }
 
     /// `backup <bundle-id> --to restic:REPO [--init]`.

@@ -4,14 +4,14 @@ import Glibc
 import AppHomeSystem
 import PropertyList
 
-/// Hands restic its repository password: writes the password (no line
-/// end) to the file descriptor it is given, the write end of the pipe that
-/// is restic's standard input. The password never goes into argv, the
-/// environment or a file.
+/// Hands restic its repository password: gives the password's bytes (no
+/// line end) to the sink it is called with, which sends them down restic's
+/// standard input (one end of a socket pair). The password never goes into
+/// argv, the environment or a file.
 public struct ResticPassword: Sendable {
-    let write: @Sendable (Int32) throws -> Void
+    let give: @Sendable ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
 
-    public init(writingTo write: @escaping @Sendable (Int32) throws -> Void) { self.write = write }
+    public init(_ give: @escaping @Sendable ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) { self.give = give }
 }
 
 /// Why restic could not do what AppHome asked; each case has its own exit
@@ -177,11 +177,28 @@ public struct ResticRepository: Sendable {
             throw ResticError.missing
         }
         if withPassword, let password {
-            do { try password.write(child.stdin) } catch {
+            // restic may have ended already (a repository string it refuses): a
+            // send with MSG_NOSIGNAL fails with EPIPE instead of killing us.
+            func send(_ raw: UnsafeRawBufferPointer) throws {
+                var done = 0
+                while done < raw.count {
+                    let n = Glibc.send(child.stdin, raw.baseAddress! + done, raw.count - done, Int32(MSG_NOSIGNAL))
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        if errno == EPIPE { return }
+                        throw SystemError("send", path: "restic's standard input", errno: errno)
+                    }
+                    done += n
+                }
+            }
+            do {
+                try password.give(send)
+                try [UInt8(ascii: "\n")].withUnsafeBytes(send)
+            } catch {
                 child.kill()
+                _ = try? child.finish(timeout: 10) { _ in false }
                 throw ResticError.noPassword(repository: repository, reason: "\(error)")
             }
-            _ = Glibc.write(child.stdin, "\n", 1)
         }
         child.closeStdin()
         return try child.finish(timeout: timeout ?? self.timeout) { Self.isUnreachable($0) && $0.contains("retrying after") }
@@ -392,7 +409,11 @@ final class ResticChild {
     }
 
     init(_ argv: [String], environment: [String: String], workingDirectory: String?) throws {
-        let input = try Self.pipeCloseOnExec()
+        // Standard input is a socket pair, so that the password is sent with MSG_NOSIGNAL.
+        var pair: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw SystemError("socketpair", path: "", errno: errno) }
+        for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let input = (read: pair[0], write: pair[1])
         let output = try Self.pipeCloseOnExec()
         let errors = try Self.pipeCloseOnExec()
         var actions = posix_spawn_file_actions_t()
