@@ -453,6 +453,24 @@ public struct FileExtent: Equatable, Sendable {
         }
     }
 
+    /// Reads the newly opened `fd` from its start until `size` bytes
+    /// (what `fstat` said) or its end: one `read` for a small file, none
+    /// spent on finding the end.
+    static func readFresh(_ fd: Int32, size: Int, path: String, _ body: ([UInt8]) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: min(1 << 20, max(4096, size)))
+        var total = 0
+        while total < size {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, size - total)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path: path, errno: errno)
+            }
+            if n == 0 { return }
+            try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
+            total += n
+        }
+    }
+
     /// The bytes of data the extents hold.
     static func dataSize(_ extents: [FileExtent]) -> Int { extents.reduce(0) { $0 + $1.length } }
 }

@@ -124,7 +124,11 @@ extension HomeWalker {
                 if dataSize <= BackupStore.inMemoryLimit {
                     var bytes: [UInt8] = []
                     bytes.reserveCapacity(dataSize + 1)
-                    try FileExtent.read(fd, extents, path: path, sizeHint: dataSize) { chunk in bytes.append(contentsOf: chunk) }
+                    if extents == nil && attempt == 1 {   // the first descriptor, fresh at offset 0 (the header was peeked with pread)
+                        try FileExtent.readFresh(fd, size: size, path: path) { chunk in bytes.append(contentsOf: chunk) }
+                    } else {
+                        try FileExtent.read(fd, extents, path: path, sizeHint: dataSize) { chunk in bytes.append(contentsOf: chunk) }
+                    }
                     read = .inMemory(bytes, ContentHash(of: bytes))
                 } else {
                     let ingested = try store.ingest(fd: fd, extents: extents, path: path)

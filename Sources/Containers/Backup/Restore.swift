@@ -305,10 +305,13 @@ extension BackupService {
         let (seconds, nanoseconds) = entry.modificationTime.quotientAndRemainder(dividingBy: 1_000_000_000)
         let time = nanoseconds < 0 ? timespec(tv_sec: Int(seconds) - 1, tv_nsec: Int(nanoseconds) + 1_000_000_000)
                                    : timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
-        guard let (input, _) = try FileSystem.openRegularFile(source, limit: Int.max, followLinks: false) else {
-            throw SystemError("open", path: source, errno: ENOENT)
-        }
+        // Never blocks (a FIFO put in an object's place) and never follows a link.
+        let input = open(source, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw SystemError("open", path: source, errno: errno) }
         defer { close(input) }
+        var st = stat()
+        guard fstat(input, &st) == 0 else { throw SystemError("stat", path: source, errno: errno) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw SystemError("open", path: source, errno: EINVAL) }
         let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw SystemError("create", path: target, errno: errno) }
         defer { close(output) }
@@ -318,7 +321,7 @@ extension BackupService {
         var within = 0
         var total = 0
         var overflow = false
-        try FileExtent.read(input, packed ? nil : entry.extents, path: source, sizeHint: entry.storedSize) { chunk in
+        func copy(_ chunk: [UInt8]) throws {
             hasher.update(chunk)
             total += chunk.count
             var rest = chunk[...]
@@ -341,6 +344,11 @@ extension BackupService {
                 rest = rest.dropFirst(piece.count)
                 if within == e.length { index += 1; within = 0 }
             }
+        }
+        if packed {
+            try FileExtent.readFresh(input, size: Int(st.st_size), path: source, copy)
+        } else {
+            try FileExtent.read(input, entry.extents, path: source, sizeHint: entry.storedSize, copy)
         }
         guard !overflow, total == entry.storedSize else { return nil }
         if case .file(_, let size) = entry.kind, entry.extents != nil {
