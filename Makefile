@@ -21,6 +21,9 @@ DEMO_PACKAGES  := python3
 TEST_PACKAGES  := python3 libplist-utils libplist-dev hyperfine \
                   libglib2.0-bin dconf-gsettings-backend dconf-service dconf-cli dbus dbus-daemon \
                   sqlite3 gnome-keyring libsecret-tools gcc
+# Backups off the machine: restic (0.14.0 or newer) as the target, rclone serving a
+# repository over loopback for the remote tests.
+TEST_PACKAGES  += restic rclone
 # The Python clients' tests (keyring, ansible-core from PyPI) make virtual environments.
 TEST_PACKAGES  += python3-venv
 # The package (`make deb`) and its test: Debian's own tools and man to render the pages.

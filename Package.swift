@@ -53,7 +53,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup"]),
-        .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient"]),
+        .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient", "KeychainClient"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"],
                           linkerSettings: staticStdlibInRelease),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.

@@ -10,6 +10,10 @@
 #             vs sqlite3 db ".backup out" (bench/database_backup.sh; SKIP_DATABASE=1 skips it)
 #   settings  defaults lint (500 specifiers, 20 languages); validated vs unvalidated write
 #             (bench/settings_bundle.sh, runs alone too; SKIP_SETTINGS=1 skips it)
+#   scale   apphome backup and restore of 100,000 files of 1 KiB vs cp -a
+#           (bench/backup_scale.sh; SKIP_BACKUP_SCALE=1 skips it, FILES_SCALE sets the count)
+#   restic  apphome backup --to restic: of a 100 MiB home under a database writer, first and
+#           second, vs plain restic backup (bench/restic_backup.sh; SKIP_RESTIC=1 skips it)
 #   update  apphome update (rename, journaled) vs cp -a; apphome doctor on 50 healthy apps
 #           (bench/apphome_update.sh; SKIP_APPHOME_UPDATE=1 skips it)
 #   keychain  1,000 `security find-generic-password -w` runs and 1,000 in-process look-ups per
@@ -210,6 +214,18 @@ fi
 if [[ ${SKIP_DATABASE:-0} != 1 ]]; then
     log "database: backup of a ${DB_MB:-100} MiB SQLite database under a writer; apphome backup vs sqlite3 .backup"
     BIN_DIR=$BIN_DIR "$here/database_backup.sh" | tee "$WORK/database.log"
+fi
+
+# --- backups at scale: 100,000 files of 1 KiB, apphome backup/restore vs cp -a ------------
+if [[ ${SKIP_BACKUP_SCALE:-0} != 1 ]]; then
+    log "backups at scale: ${FILES_SCALE:-100000} files of 1 KiB; apphome backup and restore vs cp -a"
+    BIN_DIR=$BIN_DIR FILES=${FILES_SCALE:-100000} "$here/backup_scale.sh" | tee "$WORK/backup_scale.log"
+fi
+
+# --- backups to restic: a 100 MiB home under a writer vs plain restic backup ------------
+if [[ ${SKIP_RESTIC:-0} != 1 ]]; then
+    log "restic: apphome backup --to restic: of a ${HOME_MB:-100} MiB home (database under a writer) vs restic backup"
+    BIN_DIR=$BIN_DIR "$here/restic_backup.sh" | tee "$WORK/restic.log"
 fi
 
 # --- settings bundles: lint time, validated vs unvalidated write ------------------------

@@ -62,7 +62,9 @@ extension AppHomeCommand {
     /// `backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]`:
     /// 1 when a database could not be copied (the backup lacks it).
     func backup(_ args: [String]) throws -> Int32 {
-        let parsed = try scan(args, options: ["--to"], flags: ["--all", "--password-stdin", "--password"])
+        let parsed = try scan(args, options: ["--to"], flags: ["--all", "--password-stdin", "--password", "--init"])
+        let restic = parsed.values["--to"].flatMap(ResticRepository.parse)
+        if parsed.flags.contains("--init") && restic == nil { throw CommandFailure.usage("--init is for a restic repository (--to restic:REPOSITORY)") }
         let reports: [ContainerManager.BackupReport]
         // The arguments are checked before a password is asked for.
         let id: BundleIdentifier?
@@ -73,6 +75,10 @@ extension AppHomeCommand {
             id = try BundleIdentifier(try operands(parsed.operands, ["bundle identifier or --all"])[0])
         }
         let secrets = try backupSecrets(parsed.flags, confirm: true)
+        if let restic {
+            guard let id else { throw CommandFailure.usage("back up one app at a time to a restic repository (a bundle identifier, not --all)") }
+            return try resticBackup(id, repository: restic, initialize: parsed.flags.contains("--init"), secrets: secrets)
+        }
         if let id {
             reports = [try manager.backup(id, to: parsed.values["--to"], secrets: secrets)]
         } else {
@@ -93,9 +99,12 @@ extension AppHomeCommand {
                 console.out("\(Self.count(r.databases.count, "database")) copied with SQLite's backup API (without -wal, -shm, -journal): "
                             + r.databases.joined(separator: ", ") + "\n")
             }
+            let leftOut = Set(r.leftOut)
             for path in r.unsettled {
-                console.err("apphome: warning: \(m.bundleIdentifier): \(path) kept changing while it was read; "
-                            + "stored as last read and marked unsettled, it may mix two versions\n")
+                let what = leftOut.contains(path) ? "no earlier backup read it whole, so it is not in this backup"
+                                                  : "the state the previous backup read whole is kept instead"
+                console.err("apphome: warning: \(m.bundleIdentifier): \(path) kept changing while it was read, "
+                            + "so it was never stored as read; \(what)\n")
             }
             for missing in r.notBackedUp {
                 console.err("apphome: \(m.bundleIdentifier): \(missing.path) is not in the backup: \(missing.reason)\n")
@@ -108,10 +117,20 @@ extension AppHomeCommand {
         return incomplete ? 1 : 0
     }
 
-    /// `restore <backup> [--from DIR] [--app Name.app] [--password | --password-stdin] [--allow-downgrade]`:
-    /// `<backup>` is a manifest path or a bundle id (its newest backup).
+    /// The exit status of a restore that brought some files back not
+    /// whole (unsettled when backed up), without `--accept-unsettled`.
+    static let notWholeStatus: Int32 = 3
+
+    /// `restore <backup> [--from DIR] [--app Name.app] [--password | --password-stdin] [--accept-unsettled] [--allow-downgrade]`:
+    /// `<backup>` is a manifest path or a bundle id (its newest backup);
+    /// 3 when files could not be brought back whole (unless `--accept-unsettled`).
     func restore(_ args: [String]) throws -> Int32 {
-        let parsed = try scan(args, options: ["--from", "--app"], flags: ["--password-stdin", "--password", "--allow-downgrade"])
+        let parsed = try scan(args, options: ["--from", "--app", "--snapshot"],
+                              flags: ["--password-stdin", "--password", "--accept-unsettled", "--allow-downgrade"])
+        if let from = parsed.values["--from"], let repository = ResticRepository.parse(from) {
+            return try resticRestore(parsed, repository: repository)
+        }
+        if parsed.values["--snapshot"] != nil { throw CommandFailure.usage("--snapshot is for a restic repository (--from restic:REPOSITORY)") }
         let given = try operands(parsed.operands, ["backup (a manifest path or a bundle identifier)"])[0]
         let secrets = try backupSecrets(parsed.flags, confirm: false)
         let report: ContainerManager.RestoreReport
@@ -140,15 +159,46 @@ extension AppHomeCommand {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
         }
         for failure in report.participantFailures { console.err("apphome: \(failure)\n") }
-        return report.participantFailures.isEmpty ? 0 : 1
+        let notWhole = reportNotWhole(report, accepted: parsed.flags.contains("--accept-unsettled"))
+        return report.participantFailures.isEmpty ? notWhole : 1
+    }
+
+    /// Says on standard error which files the restore could not bring
+    /// back whole; the exit status for them (0 when none, or `accepted`).
+    func reportNotWhole(_ report: ContainerManager.RestoreReport, accepted: Bool) -> Int32 {
+        guard !report.notWhole.isEmpty else { return 0 }
+        let id = report.entry.bundleIdentifier
+        for item in report.notWhole {
+            switch item.restored {
+            case .earlierState(let time):
+                console.err("apphome: \(id): \(item.path) could not be brought back whole: it kept changing while it was backed up; "
+                            + "restored as the backup of \(Self.iso8601(time)) read it\n")
+            case .asLastRead:
+                console.err("apphome: \(id): \(item.path) could not be brought back whole: it kept changing while it was backed up; "
+                            + "restored as last read, which may mix two of its versions\n")
+            case .notRestored:
+                console.err("apphome: \(id): \(item.path) could not be brought back: it kept changing while it was backed up "
+                            + "and no whole state of it was read; not restored\n")
+            }
+        }
+        if accepted { return 0 }
+        console.err("apphome: \(Self.count(report.notWhole.count, "file")) not brought back whole (exit status \(Self.notWholeStatus)); "
+                    + "pass --accept-unsettled to accept that\n")
+        return Self.notWholeStatus
     }
 
     /// `backups [<bundle-id>] [--from DIR] [--verify]`.
     func listBackups(_ args: [String]) throws -> Int32 {
-        let parsed = try scan(args, options: ["--from"], flags: ["--verify"])
+        let parsed = try scan(args, options: ["--from", "--read-data-subset"], flags: ["--verify"])
         let verify = parsed.flags.contains("--verify")
         let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
         let id = try ops.first.map { try BundleIdentifier($0) }
+        let subset = parsed.values["--read-data-subset"]
+        if subset != nil && !verify { throw CommandFailure.usage("--read-data-subset goes with --verify") }
+        if let from = parsed.values["--from"], let repository = ResticRepository.parse(from) {
+            return try resticList(id, repository: repository, verify: verify, subset: subset)
+        }
+        if subset != nil { throw CommandFailure.usage("--read-data-subset is for a restic repository (--from restic:REPOSITORY)") }
         let found = try manager.backups(in: parsed.values["--from"], of: id)
         var rows = [["BUNDLE ID", "VERSION", "TAKEN", "FILES", "BYTES", "BACKUP"]]
         var damaged = 0
@@ -195,6 +245,9 @@ extension AppHomeCommand {
         let dryRun = parsed.flags.contains("--dry-run")
         let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
         let id = try ops.first.map { try BundleIdentifier($0) }
+        if let from = parsed.values["--from"], let repository = ResticRepository.parse(from) {
+            return try resticPrune(id, repository: repository, keep: keep, dryRun: dryRun)
+        }
         if let from = parsed.values["--from"], !FileSystem.isDirectory(from) {
             throw CommandFailure.failure("no backup directory at \(from)")
         }

@@ -40,26 +40,34 @@ enum HelpText {
                                          oldest first, until BYTES are free (all of them
                                          without a target)
       clean-tmp                          empty tmp/ of every app that is not running
-      backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]
+      backup <bundle-id>|--all [--to DIR|restic:REPO [--init]] [--password | --password-stdin]
                                          back up an app's home (not its bundle, Library/Caches
                                          or tmp) and its app groups' containers, incrementally,
-                                         into DIR (default <root>/Backups);
-                                         a backup password (asked twice on the terminal with
-                                         --password; one line of stdin with --password-stdin)
-                                         lets migratable keychain items restore on another device
-      restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin] [--allow-downgrade]
+                                         into DIR (default <root>/Backups), or as one snapshot
+                                         into the restic repository REPO (its password: the login
+                                         keychain's item apphome-restic, account REPO; --init
+                                         creates the repository); a backup password (asked twice
+                                         on the terminal with --password; one line of stdin with
+                                         --password-stdin) lets migratable keychain items restore
+                                         on another device
+      restore <backup> [--from DIR|restic:REPO [--snapshot ID]] [--app <Name.app>]
+              [--password | --password-stdin] [--accept-unsettled] [--allow-downgrade]
                                          restore a backup (a manifest path, or a bundle id for its
-                                         newest backup in DIR) into a new home; --app installs the
-                                         bundle too; a damaged backup or a wrong backup password
-                                         is refused, nothing changes; a backup or bundle older
-                                         than the installed app is refused without --allow-downgrade
-      backups [<bundle-id>] [--from DIR] [--verify]
+                                         newest backup in DIR or REPO) into a new home; --app
+                                         installs the bundle too; a damaged backup or a wrong
+                                         backup password is refused, nothing changes; files the
+                                         backup could not take whole are named on stderr, exit 3
+                                         unless --accept-unsettled; a backup or bundle older than
+                                         the installed app is refused without --allow-downgrade
+      backups [<bundle-id>] [--from DIR|restic:REPO] [--verify [--read-data-subset N/T]]
                                          list backups; --verify reads every stored file
                                          and checks it against its checksum, and every
                                          stored database with SQLite's integrity check
-      prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]
+                                         (restic check for a repository)
+      prune-backups --keep N [<bundle-id>] [--from DIR|restic:REPO] [--dry-run]
                                          keep each app's N newest backups; remove the older
                                          ones and the stored files no remaining backup needs
+                                         (restic forget and prune for a repository)
       keygen KEYFILE                     make an Ed25519 publisher key pair: the secret key in
                                          KEYFILE (0600, never replaced), the public key in
                                          KEYFILE.pub; prints the team identifier

@@ -51,6 +51,10 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     case noBackup(identifier: String, directory: String)
     /// Nothing readable at the path given as a backup.
     case backupMissing(path: String)
+    /// A backup or restore would leave the file system holding `path`
+    /// (nearly) full: `needed` bytes more, only `available` usable. Refused
+    /// before the write; nothing of it is kept.
+    case notEnoughSpace(path: String, needed: Int, available: Int)
     /// A restore of an app that is not installed, without a bundle to install.
     case restoreNeedsBundle(String)
     /// An ``AppDataParticipant`` could not give its part of a backup.
@@ -119,6 +123,9 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "no backup of \(id) in \(directory)"
         case .backupMissing(let path):
             return "no backup at \(path)"
+        case .notEnoughSpace(let path, let needed, let available):
+            return "not enough free space on the file system of \(path): \(needed) bytes are needed, \(available) can be used "
+                + "(a reserve of 2%, at most 128 MiB, is kept free)"
         case .restoreNeedsBundle(let id):
             return "\(id) is not installed: install it with 'apphome install <Name.app>' first, or pass --app <Name.app> to restore"
         case .participantFailed(let name, let id, let reason):

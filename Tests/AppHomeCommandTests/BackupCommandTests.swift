@@ -134,10 +134,11 @@ import Keychain
 
     @Test func helpListsTheBackupVerbs() {
         let out = World().apphome("help").out
-        #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]\n"))
-        #expect(out.contains("\n  restore <backup> [--from DIR] [--app <Name.app>] [--password | --password-stdin] [--allow-downgrade]\n"))
-        #expect(out.contains("\n  backups [<bundle-id>] [--from DIR] [--verify]\n"))
-        #expect(out.contains("\n  prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]\n"))
+        #expect(out.contains("\n  backup <bundle-id>|--all [--to DIR|restic:REPO [--init]] [--password | --password-stdin]\n"))
+        #expect(out.contains("\n  restore <backup> [--from DIR|restic:REPO [--snapshot ID]] [--app <Name.app>]\n"
+                             + "          [--password | --password-stdin] [--accept-unsettled] [--allow-downgrade]\n"))
+        #expect(out.contains("\n  backups [<bundle-id>] [--from DIR|restic:REPO] [--verify [--read-data-subset N/T]]\n"))
+        #expect(out.contains("\n  prune-backups --keep N [<bundle-id>] [--from DIR|restic:REPO] [--dry-run]\n"))
     }
 
     @Test func pruneBackupsKeepsTheNewestAndSaysWhatItRemoved() throws {

@@ -152,9 +152,9 @@ import PropertyList
             try Data(bytes).write(to: URL(fileURLWithPath: manifestPath))
             expected = damaged("the manifest does not match its checksum")
         case .unknownManifestVersion:
-            let out: PlistValue = .dictionary(["FormatVersion": .integer(4), "Manifest": .data([]), "Checksum": .data([])])
+            let out: PlistValue = .dictionary(["FormatVersion": .integer(5), "Manifest": .data([]), "Checksum": .data([])])
             try Data(try PlistCodec.encode(out, format: .binary)).write(to: URL(fileURLWithPath: manifestPath))
-            expected = .backupVersionTooNew(path: manifestPath, found: 4, supported: 3)
+            expected = .backupVersionTooNew(path: manifestPath, found: 5, supported: 4)
         case .manifestOfAnotherApp:
             let dir = f.s.root + "/Backups/com.example.Other"
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -35,9 +35,12 @@ public struct BackupService: ContainerOperation, Sendable {
         /// SQLite databases copied with SQLite's backup API (their `-wal`,
         /// `-shm` and `-journal` files are not stored).
         public var databases: [String] = []
-        /// Files that changed every time they were read: stored as last
-        /// read, their entries marked ``BackupEntry/unsettled``.
+        /// Files that changed every time they were read: never stored as
+        /// read; kept as the previous backup read them whole (their entries
+        /// marked ``BackupEntry/unsettled``), or left out (``leftOut``).
         public var unsettled: [String] = []
+        /// The unsettled files with no earlier whole state: not in the backup.
+        public var leftOut: [String] = []
         /// Databases that are not in the backup (locked for too long,
         /// unreadable), and why: the backup is incomplete.
         public var notBackedUp: [NotBackedUp] = []
@@ -126,8 +129,21 @@ public struct BackupService: ContainerOperation, Sendable {
     }
 
     /// - Parameter groupContainers: the registry's group id → container UUID.
-    private func backup(_ entry: RegistryEntry, groupContainers: [AppGroupIdentifier: String], into store: BackupStore,
-                        secrets: BackupSecrets, options: BackupOptions) throws(ContainersError) -> BackupReport {
+    ///   - writeManifest: write the manifest into the store (a backup for
+    ///     restic writes it into its tree instead).
+    func backup(_ entry: RegistryEntry, groupContainers: [AppGroupIdentifier: String], into store: BackupStore,
+                secrets: BackupSecrets, options: BackupOptions, writeManifest: Bool = true) throws(ContainersError) -> BackupReport {
+        do {
+            return try backupUnlessFailing(entry, groupContainers: groupContainers, into: store, secrets: secrets, options: options,
+                                           writeManifest: writeManifest)
+        } catch {
+            store.discardPending()   // nothing of a failed backup stays in .incoming
+            throw error
+        }
+    }
+
+    private func backupUnlessFailing(_ entry: RegistryEntry, groupContainers: [AppGroupIdentifier: String], into store: BackupStore,
+                                     secrets: BackupSecrets, options: BackupOptions, writeManifest: Bool) throws(ContainersError) -> BackupReport {
         let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
         let started = now()
         let device = try hostIdentifier()
@@ -157,25 +173,27 @@ public struct BackupService: ContainerOperation, Sendable {
             groups[group] = groupWalker.entries
             walker.absorb(groupWalker, label: group.rawValue + ":")
         }
-        try containersErrors {
-            for dir in walker.directoriesWritten.sorted() { TreeOperations.syncDirectory(dir.string) }
-            TreeOperations.syncDirectory(store.objectsDirectory)
-        }
-        let manifest = BackupManifest(bundleIdentifier: entry.bundleIdentifier, bundleName: entry.bundleName,
+        // Every new object durable at once, then in place, before the manifest names it.
+        try containersErrors { try store.commitObjects() }
+        var manifest = BackupManifest(bundleIdentifier: entry.bundleIdentifier, bundleName: entry.bundleName,
                                       version: entry.version, shortVersion: entry.shortVersion, deviceIdentifier: device,
                                       creationTime: started, entries: walker.entries, participants: payloads, groups: groups,
                                       team: entry.team)
-        let bytes = try manifest.encoded()
-        let path = store.newManifestPath(for: entry.bundleIdentifier, at: started)
-        try containersErrors {
-            try FileSystem.makeDirectories(store.manifestDirectory(for: entry.bundleIdentifier))
-            TreeOperations.syncDirectory(store.directory)
-            try FileSystem.writeAtomically(bytes, to: path)
+        manifest.leftOut = walker.leftOut
+        var path = ""
+        if writeManifest {
+            let bytes = try manifest.encoded()
+            path = store.newManifestPath(for: entry.bundleIdentifier, at: started)
+            try containersErrors {
+                try FileSystem.makeDirectories(store.manifestDirectory(for: entry.bundleIdentifier))
+                TreeOperations.syncDirectory(store.directory)
+                try FileSystem.writeAtomically(bytes, to: path)
+            }
         }
         return BackupReport(manifestPath: path, manifest: manifest, filesRead: walker.filesRead, bytesRead: walker.bytesRead,
                             bytesStored: walker.bytesStored, objectsStored: walker.objectsStored, skipped: walker.skipped,
                             excluded: walker.excluded, databases: walker.databases, unsettled: walker.unsettled,
-                            notBackedUp: walker.notBackedUp)
+                            leftOut: walker.leftOut, notBackedUp: walker.notBackedUp)
     }
 
     /// The newest manifest of `identifier` that reads cleanly, for the
@@ -216,9 +234,14 @@ struct HomeWalker {
     var objectsStored = 0
     var skipped: [String] = []
     var excluded: [String] = []
-    var directoriesWritten: Set<PlistKey> = []
     var databases: [String] = []
+    /// Files that never settled (kept as of the previous backup, or left out).
     var unsettled: [String] = []
+    /// Unsettled files with no earlier whole state: not in the backup.
+    var leftOut: [String] = []
+    /// The previous backup's files by path (for an unsettled file's last whole state), and when it was taken.
+    let previousFiles: [PlistKey: BackupEntry]
+    let previousTime: PlistDate?
     var notBackedUp: [ContainerManager.NotBackedUp] = []
 
     /// - Parameters:
@@ -230,6 +253,12 @@ struct HomeWalker {
         self.isExcluded = isExcluded
         self.store = store
         self.options = options
+        var files: [PlistKey: BackupEntry] = [:]
+        for e in previous {
+            if case .file = e.kind, !e.unsettled || e.earlierState != nil { files[PlistKey(e.path)] = e }
+        }
+        self.previousFiles = files
+        self.previousTime = previousTime
         var reusable: [PlistKey: BackupEntry] = [:]
         if let previousTime {
             // Racy-file rule: a file modified in the same clock tick as the
@@ -252,9 +281,9 @@ struct HomeWalker {
         objectsStored += other.objectsStored
         skipped += other.skipped.map { label + $0 }
         excluded += other.excluded.map { label + $0 }
-        directoriesWritten.formUnion(other.directoriesWritten)
         databases += other.databases.map { label + $0 }
         unsettled += other.unsettled.map { label + $0 }
+        leftOut += other.leftOut.map { label + $0 }
         notBackedUp += other.notBackedUp.map { ContainerManager.NotBackedUp(path: label + $0.path, reason: $0.reason) }
     }
 
@@ -329,9 +358,9 @@ struct HomeWalker {
         if let old = reusable[rel], case .file(let hash, let size) = old.kind, size == state.size,
            old.modificationTime == state.modificationTime, old.changeTime == state.changeTime, old.inode == state.inode {
             var ost = stat()
-            if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == size {
+            if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == old.storedSize {
                 return (BackupEntry(path: rel, kind: old.kind, mode: UInt32(fst.st_mode) & 0o7777, modificationTime: state.modificationTime,
-                                    changeTime: state.changeTime, inode: state.inode), false)
+                                    changeTime: state.changeTime, inode: state.inode, extents: old.extents), false)
             }
         }
         return (try settledFile(rel, path: path, fd: fd), false)

@@ -25,9 +25,25 @@ public struct BackupEntry: Equatable, Sendable {
     /// was read, so the stored bytes may mix two versions (format version
     /// 3, `Unsettled = true`). The next backup reads it again.
     public var unsettled = false
+    /// For an unsettled file (format version 4): the time of the earlier
+    /// backup that read the state stored here whole. `nil` on an unsettled
+    /// entry of version 3, whose bytes may mix two versions.
+    public var earlierState: PlistDate?
+    /// For a sparse file (format version 4): the ranges that hold data, in
+    /// order; the object holds their bytes one after another, and what lies
+    /// between them (up to the size) is a hole. `nil` for a file stored whole.
+    public var extents: [FileExtent]?
+
+    /// The bytes of the object: the size, or a sparse file's data without its holes.
+    public var storedSize: Int {
+        guard case .file(_, let size) = kind else { return 0 }
+        return extents.map(FileExtent.dataSize) ?? size
+    }
 
     public init(path: String, kind: Kind, mode: UInt32, modificationTime: Int64 = 0, changeTime: Int64 = 0, inode: UInt64 = 0,
-                unsettled: Bool = false) {
+                unsettled: Bool = false, earlierState: PlistDate? = nil, extents: [FileExtent]? = nil) {
+        self.earlierState = earlierState
+        self.extents = extents
         self.path = path
         self.kind = kind
         self.mode = mode
@@ -46,13 +62,15 @@ public struct BackupEntry: Equatable, Sendable {
 /// covers the inner manifest's bytes, so an edit anywhere in it is found.
 public struct BackupManifest: Equatable, Sendable {
     /// The newest format version this code reads and writes: 2 adds
-    /// `Groups`, 3 adds `TeamIdentifier` and `Unsettled` on an entry. A
-    /// backup is written with the lowest version that holds it (1 without
-    /// groups, team or unsettled files), which older readers understand.
-    public static let formatVersion = 3
+    /// `Groups`, 3 adds `TeamIdentifier` and `Unsettled` on an entry, 4
+    /// adds `StateOf` and `Extents` on an entry and `LeftOut`. A backup is
+    /// written with the lowest version that holds it (1 without groups,
+    /// team or unsettled files), which older readers understand.
+    public static let formatVersion = 4
 
     /// The version this manifest is written with: the lowest that holds it.
     public var requiredFormatVersion: Int {
+        if !leftOut.isEmpty || allEntries.contains(where: { $0.earlierState != nil || $0.extents != nil }) { return 4 }
         if team != nil || allEntries.contains(where: \.unsettled) { return 3 }
         return groups.isEmpty ? 1 : 2
     }
@@ -79,6 +97,15 @@ public struct BackupManifest: Equatable, Sendable {
     /// The team that signed the app when the backup was taken; `nil` when
     /// it was unsigned. A restore into an app of another team is refused.
     public var team: TeamIdentifier?
+    /// Files that never held still while they were read and had no earlier
+    /// whole state (format version 4): named, not in the backup. A group's
+    /// as `<group-id>:<path>`.
+    public var leftOut: [String] = []
+
+    /// Every file the backup could not take whole: the unsettled entries
+    /// (kept as an earlier backup read them, or, before version 4, as last
+    /// read) and the files left out.
+    public var notWhole: [String] { allEntries.filter(\.unsettled).map(\.path) + leftOut }
 
     public init(bundleIdentifier: BundleIdentifier, bundleName: String, version: String, shortVersion: String?,
                 deviceIdentifier: String, creationTime: PlistDate, entries: [BackupEntry], participants: [String: [UInt8]],
@@ -138,6 +165,7 @@ public struct BackupManifest: Equatable, Sendable {
         ]
         if let s = shortVersion { body["CFBundleShortVersionString"] = .string(s) }
         if let team { body["TeamIdentifier"] = .string(team.rawValue) }
+        if !leftOut.isEmpty { body["LeftOut"] = .array(leftOut.map { .string($0) }) }
         if !groups.isEmpty {
             body["Groups"] = .dictionary(Dictionary(uniqueKeysWithValues: groups.map { (PlistKey($0.key.rawValue), Self.encode($0.value)) }))
         }
@@ -170,6 +198,8 @@ public struct BackupManifest: Equatable, Sendable {
                 d["ChangeTime"] = .integer(Int128(e.changeTime))
                 d["Inode"] = .integer(Int128(e.inode))
                 if e.unsettled { d["Unsettled"] = .bool(true) }
+                if let t = e.earlierState { d["StateOf"] = .date(t) }
+                if let x = e.extents { d["Extents"] = .array(x.flatMap { [PlistValue.integer(Int128($0.offset)), .integer(Int128($0.length))] }) }
             case .symlink(let target):
                 d["Type"] = .string("symlink")
                 d["Target"] = .string(target)
@@ -235,6 +265,16 @@ public struct BackupManifest: Equatable, Sendable {
                 groups[group] = try Self.decode(groupItems, where: name.string + ":", path: path, version: version, problem: Self.groupPathProblem)
             }
         }
+        var leftOut: [String] = []
+        if let value = body["LeftOut"] {
+            guard version >= 4, case .array(let items) = value else { throw damaged("LeftOut is not an array of version 4") }
+            for item in items {
+                guard case .string(let p) = item, !p.isEmpty, p.utf8.count <= 4096, !p.contains("\0") else {
+                    throw damaged("LeftOut holds something other than a path")
+                }
+                leftOut.append(p)
+            }
+        }
         var team: TeamIdentifier? = nil
         if let value = body["TeamIdentifier"] {
             guard version >= 3, case .string(let text) = value, let t = TeamIdentifier(text) else {
@@ -246,6 +286,7 @@ public struct BackupManifest: Equatable, Sendable {
                   shortVersion: { if case .string(let s)? = body["CFBundleShortVersionString"] { return s }; return nil }(),
                   deviceIdentifier: try string("DeviceIdentifier"), creationTime: created,
                   entries: entries, participants: participants, groups: groups, team: team)
+        self.leftOut = leftOut
     }
 
     /// Decodes and checks one list of entries; `label` prefixes paths in
@@ -283,10 +324,21 @@ public struct BackupManifest: Equatable, Sendable {
                     guard version >= 3, case .bool(let b) = flag else { throw damaged("\(p): Unsettled is not a boolean of version 3") }
                     unsettled = b
                 }
+                var earlier: PlistDate?
+                if let t = d["StateOf"] {
+                    guard version >= 4, unsettled, case .date(let date) = t else { throw damaged("\(p): StateOf is not the date of version 4 of an unsettled file") }
+                    earlier = date
+                }
+                var extents: [FileExtent]?
+                if let x = d["Extents"] {
+                    guard version >= 4, case .array(let numbers) = x else { throw damaged("\(p): Extents is not an array of version 4") }
+                    extents = try Self.decodeExtents(numbers, size: size) { damaged("\(p): Extents \($0)") }
+                }
                 entries.append(BackupEntry(path: p, kind: .file(hash: hash, size: size), mode: mode,
                                            modificationTime: Int64(try int("ModificationTime", int64)),
                                            changeTime: Int64(try int("ChangeTime", int64)),
-                                           inode: UInt64(try int("Inode", 0...Int128(UInt64.max))), unsettled: unsettled))
+                                           inode: UInt64(try int("Inode", 0...Int128(UInt64.max))), unsettled: unsettled,
+                                           earlierState: earlier, extents: extents))
             case .string("symlink")?:
                 guard case .string(let target)? = d["Target"], !target.isEmpty, !target.contains("\0") else {
                     throw damaged("\(p): Target is missing")
@@ -297,6 +349,27 @@ public struct BackupManifest: Equatable, Sendable {
             }
         }
         return entries
+    }
+
+    /// A sparse file's extents: offset, length pairs, in order, not
+    /// overlapping, each at least one byte, inside `size`.
+    static func decodeExtents(_ numbers: [PlistValue], size: Int,
+                              _ damaged: (String) -> ContainersError) throws(ContainersError) -> [FileExtent] {
+        guard numbers.count % 2 == 0 else { throw damaged("does not hold offset, length pairs") }
+        var extents: [FileExtent] = []
+        extents.reserveCapacity(numbers.count / 2)
+        var end = 0
+        var i = 0
+        while i < numbers.count {
+            guard case .integer(let o) = numbers[i], case .integer(let l) = numbers[i + 1],
+                  o >= Int128(end), l >= 1, o + l <= Int128(size) else {
+                throw damaged("are not ranges in order inside the file's size")
+            }
+            extents.append(FileExtent(offset: Int(o), length: Int(l)))
+            end = Int(o + l)
+            i += 2
+        }
+        return extents
     }
 
     /// Why `path` cannot be an entry of a backup, or `nil` when it can: it

@@ -15,15 +15,32 @@ import PropertyList
 /// <store>/.lock                       flock held by a backup
 /// ```
 ///
-/// Objects are written (temp file, `fsync`, `rename`) before the manifest
-/// that names them, and never changed afterwards, so a crash mid-backup
-/// leaves every earlier backup valid, plus at worst unreferenced objects.
+/// A backup writes its new objects into `.incoming`, makes them durable
+/// together (`syncfs`), renames them into `objects/`, makes that durable,
+/// and only then writes the manifest that names them; objects never change
+/// afterwards. So a crash mid-backup leaves every earlier backup valid,
+/// plus at worst unreferenced objects, and no object under a name that is
+/// not its content's hash.
 public struct BackupStore: Sendable {
     /// The store's directory, without a trailing slash.
     public let directory: String
 
+    /// Objects this backup wrote, not yet in `objects/`.
+    let pending = PendingObjects()
+    /// The free-space check of this backup's writes.
+    let space = SpaceCheck()
+
+    /// Whether a backup makes its objects durable (`syncfs`); not for the
+    /// private store of a backup to restic, which is thrown away.
+    let durable: Bool
+
     public init(directory: String) {
+        self.init(directory: directory, durable: true)
+    }
+
+    init(directory: String, durable: Bool) {
         self.directory = Paths.trimmingTrailingSlashes(directory)
+        self.durable = durable
     }
 
     var objectsDirectory: String { directory + "/objects" }
@@ -108,12 +125,12 @@ public struct BackupStore: Sendable {
             throw .backupOfAnotherApp(path: path, found: manifest.bundleIdentifier.rawValue, expected: folderID.rawValue)
         }
         for e in manifest.allEntries {
-            guard case .file(let hash, let size) = e.kind else { continue }
+            guard case .file(let hash, _) = e.kind else { continue }
             var st = stat()
             guard lstat(store.objectPath(hash), &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
                 throw damaged("the stored copy of \(e.path) is missing")
             }
-            guard Int(st.st_size) == size else { throw damaged("\(e.path) does not match its checksum") }
+            guard Int(st.st_size) == e.storedSize else { throw damaged("\(e.path) does not match its checksum") }
         }
         return (store, manifest)
     }
@@ -156,102 +173,304 @@ public struct BackupStore: Sendable {
     /// What storing one file did.
     struct Ingested {
         var hash: ContentHash
+        /// The bytes of the object (a sparse file's data, without its holes).
         var size: Int
         /// Bytes written to a new object: 0 when the store had it.
         var storedBytes: Int
-        /// The objects subdirectory written into, to `fsync` before the manifest.
-        var directoryWritten: String?
+        /// Whether this call wrote a new (pending) object.
+        var isNew = false
     }
 
     /// Files up to this size are read once into memory; larger ones are
     /// hashed in a first pass and copied in a second only when new.
     static let inMemoryLimit = 8 << 20
 
-    /// Stores the contents of the open file `fd` (at `path`, for messages),
-    /// unless an object with the same hash exists.
-    func ingest(fd: Int32, size: Int, path: String) throws -> Ingested {
-        if size <= Self.inMemoryLimit {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(size + 1)
-            try TreeOperations.readAll(fd, path: path) { chunk in bytes.append(contentsOf: chunk) }
-            let hash = ContentHash(of: bytes)
-            let target = objectPath(hash)
-            if FileSystem.exists(target) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
-            try writeObject(hash, to: target) { out, temp in try FileSystem.writeAll(out, bytes, path: temp) }
-            return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, directoryWritten: FileSystem.parentDirectory(target))
-        }
+    /// Whether the store holds, or this backup has written, the object `hash`.
+    func has(_ hash: ContentHash) -> Bool {
+        pending.contains(hash) || FileSystem.exists(objectPath(hash))
+    }
+
+    /// Stores the data of the open file `fd` (at `path`, for messages): the
+    /// whole file, or only `extents` of a sparse one, unless an object with
+    /// the same hash exists.
+    func ingest(fd: Int32, extents: [FileExtent]?, path: String) throws -> Ingested {
         let first = ContentHasher()
         var count = 0
-        try TreeOperations.readAll(fd, path: path) { chunk in
+        try FileExtent.read(fd, extents, path: path, sizeHint: 1 << 20) { chunk in
             first.update(chunk); count += chunk.count
         }
         let hash = first.finish()
-        if FileSystem.exists(objectPath(hash)) { return Ingested(hash: hash, size: count, storedBytes: 0) }
-        guard lseek(fd, 0, SEEK_SET) == 0 else { throw SystemError("lseek", path: path, errno: errno) }
+        if has(hash) { return Ingested(hash: hash, size: count, storedBytes: 0) }
         // The file may change between the passes: the object is named by
         // what the second pass actually copied.
         let second = ContentHasher()
-        let temp = try newIncomingFile(for: hash)
+        try space.reserve(count, in: directory)
+        let temp = try newIncomingFile(named: "copy")
         var written = 0
         do {
             defer { close(temp.fd) }
-            try TreeOperations.readAll(fd, path: path) { chunk in
+            try FileExtent.read(fd, extents, path: path) { chunk in
                 second.update(chunk)
                 try FileSystem.writeAll(temp.fd, chunk, path: temp.path)
                 written += chunk.count
             }
-            guard fsync(temp.fd) == 0 else { throw SystemError("fsync", path: temp.path, errno: errno) }
         } catch {
             unlink(temp.path)
             throw error
         }
         let copied = second.finish()
-        let target = objectPath(copied)
-        if FileSystem.exists(target) {
+        if has(copied) {
             unlink(temp.path)
             return Ingested(hash: copied, size: written, storedBytes: 0)
         }
-        try place(temp.path, at: target)
-        return Ingested(hash: copied, size: written, storedBytes: written, directoryWritten: FileSystem.parentDirectory(target))
+        try pending.add(copied, from: temp.path, incoming: incomingDirectory)
+        return Ingested(hash: copied, size: written, storedBytes: written, isNew: true)
     }
 
-    /// Writes a new object at `target` through a temp file in `.incoming`.
-    func writeObject(_ hash: ContentHash, to target: String, _ body: (Int32, String) throws -> Void) throws {
-        let temp = try newIncomingFile(for: hash)
+    /// Stores `bytes`, whose hash is `hash`, unless the store has them.
+    func ingest(_ bytes: [UInt8], hash: ContentHash) throws -> Ingested {
+        if has(hash) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
+        try space.reserve(bytes.count, in: directory)
+        let temp = try newIncomingFile(named: hash.hex)
         do {
             defer { close(temp.fd) }
-            try body(temp.fd, temp.path)
-            guard fsync(temp.fd) == 0 else { throw SystemError("fsync", path: temp.path, errno: errno) }
+            try FileSystem.writeAll(temp.fd, bytes, path: temp.path)
         } catch {
             unlink(temp.path)
             throw error
         }
-        try place(temp.path, at: target)
+        try pending.add(hash, from: temp.path, incoming: incomingDirectory)
+        return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, isNew: true)
     }
 
-    /// Renames a finished temp file to its object path; removes it on failure.
-    func place(_ temp: String, at target: String) throws {
-        do {
-            try TreeOperations.makeDirectory(FileSystem.parentDirectory(target))
-            try TreeOperations.rename(temp, to: target)
-        } catch {
-            unlink(temp)
-            throw error
+    /// Drops every object this backup wrote and has not moved into
+    /// `objects/` (a backup that failed).
+    func discardPending() {
+        for (_, path) in pending.drain() { unlink(path) }
+    }
+
+    /// Drops an object this backup wrote and no entry names after all.
+    func discard(_ hash: ContentHash) {
+        if let path = pending.remove(hash) { unlink(path) }
+    }
+
+    /// Makes the objects this backup wrote durable together, then moves
+    /// them to their places: one `syncfs` for all their data, the renames,
+    /// and a second `syncfs` for the renames (instead of one `fsync` per
+    /// object and per directory). A crash before the end leaves them in
+    /// `.incoming`, which the next backup empties; after it, every object
+    /// in `objects/` holds the bytes its name says.
+    func commitObjects() throws {
+        let objects = pending.drain()
+        if durable { try Self.syncFileSystem(of: directory) }
+        guard !objects.isEmpty else { return }
+        var made: Set<String> = []
+        for (index, (hash, temp)) in objects.enumerated() {
+            let target = objectPath(hash)
+            let parent = FileSystem.parentDirectory(target)
+            do {
+                if made.insert(parent).inserted { try TreeOperations.makeDirectory(parent) }
+                try TreeOperations.rename(temp, to: target)
+            } catch {
+                for (_, rest) in objects[index...] { unlink(rest) }
+                throw error
+            }
+        }
+        if durable { try Self.syncFileSystem(of: directory) }
+    }
+
+    /// `syncfs` of the file system holding `path`: everything written there
+    /// reaches the disk, in one call.
+    static func syncFileSystem(of path: String) throws {
+        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open", path: path, errno: errno) }
+        defer { close(fd) }
+        if let syncfs = Self.syncfs {
+            guard syncfs(fd) == 0 else { throw SystemError("syncfs", path: path, errno: errno) }
+        } else {
+            sync()
         }
     }
 
-    /// A new temp file in `.incoming`, named after the hash of what it is
-    /// about to hold: the lock holder is the only writer there, `open()`
-    /// emptied it, and a content already written this run is found in
-    /// `objects/` before a second temp file is made, so the name is free.
-    private func newIncomingFile(for hash: ContentHash) throws -> (fd: Int32, path: String) {
-        let path = incomingDirectory + "/" + hash.hex
+    /// glibc's `syncfs`, which the Swift Glibc module does not declare (it
+    /// needs `_GNU_SOURCE`): looked up at run time.
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+    }()
+
+    /// A new temp file in `.incoming`: the lock holder is the only writer
+    /// there, and `open()` emptied it.
+    func newIncomingFile(named name: String) throws -> (fd: Int32, path: String) {
+        let path = incomingDirectory + "/" + name
         var fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd < 0 && errno == EEXIST {   // left by a failed write whose clean-up failed too
+        if fd < 0 && errno == EEXIST {   // a temp file this run left behind
             unlink(path)
             fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
         guard fd >= 0 else { throw SystemError("create", path: path, errno: errno) }
         return (fd, path)
     }
+}
+
+/// The objects one backup has written into `.incoming` and not yet moved
+/// to `objects/` (``BackupStore/commitObjects()``), by hash.
+final class PendingObjects: @unchecked Sendable {
+    private var byHash: [ContentHash: String] = [:]
+
+    func contains(_ hash: ContentHash) -> Bool { byHash[hash] != nil }
+
+    /// Records the finished temp file `temp` as the object `hash`, renamed
+    /// to `<incoming>/<hex>` if it has another name.
+    func add(_ hash: ContentHash, from temp: String, incoming: String) throws {
+        let name = incoming + "/" + hash.hex
+        if temp != name {
+            do { try TreeOperations.rename(temp, to: name) } catch { unlink(temp); throw error }
+        }
+        byHash[hash] = name
+    }
+
+    func remove(_ hash: ContentHash) -> String? { byHash.removeValue(forKey: hash) }
+
+    func drain() -> [(ContentHash, String)] {
+        defer { byHash = [:] }
+        return byHash.sorted { $0.value < $1.value }
+    }
+}
+
+/// The free-space check of a backup or a restore: refuses to write what
+/// would leave less than ``reserve(total:)`` free on the file system, before
+/// writing it. `statvfs` is asked again only when the writes so far could
+/// have used up what it said was free.
+final class SpaceCheck: @unchecked Sendable {
+    private var available: Int?
+    private var total = 0
+    private var used = 0
+
+    /// What is always left free: 2% of the file system, at most 128 MiB.
+    static func reserve(total: Int) -> Int { min(total / 50, 128 << 20) }
+
+    /// Free bytes (`f_bavail × f_frsize`) and the size of the file system holding `path`.
+    static func free(at path: String) throws -> (available: Int, total: Int) {
+        var s = statvfs()
+        guard statvfs(path, &s) == 0 else { throw SystemError("statvfs", path: path, errno: errno) }
+        return (Int(s.f_bavail) &* Int(s.f_frsize), Int(s.f_blocks) &* Int(s.f_frsize))
+    }
+
+    /// Counts `bytes` about to be written under `path`.
+    ///
+    /// - Throws: ``ContainersError/notEnoughSpace(path:needed:available:)``.
+    func reserve(_ bytes: Int, in path: String) throws {
+        if let available, used + bytes <= available - Self.reserve(total: total) {
+            used += bytes
+            return
+        }
+        let now = try Self.free(at: path)
+        available = now.available
+        total = now.total
+        used = 0
+        let usable = now.available - Self.reserve(total: now.total)
+        guard bytes <= usable else {
+            throw ContainersError.notEnoughSpace(path: path, needed: bytes, available: max(0, usable))
+        }
+        used = bytes
+    }
+}
+
+/// One range of a sparse file that holds data (`SEEK_DATA` to `SEEK_HOLE`);
+/// what lies between is a hole, read as zeros and never stored.
+public struct FileExtent: Equatable, Sendable {
+    /// `lseek` whences of Linux that the Swift Glibc module does not
+    /// declare (they need `_GNU_SOURCE`).
+    static let seekData: Int32 = 3
+    static let seekHole: Int32 = 4
+
+    public var offset: Int
+    public var length: Int
+
+    public init(offset: Int, length: Int) {
+        self.offset = offset
+        self.length = length
+    }
+
+    /// The data ranges of the open regular file `fd` of `size` bytes, or
+    /// `nil` when it has no hole (the common case: checked first by its
+    /// allocated blocks, so a dense file costs no extra call).
+    static func dataRanges(of fd: Int32, size: Int, blocks: Int, path: String) throws -> [FileExtent]? {
+        guard size > 0, blocks &* 512 < size else { return nil }
+        var extents: [FileExtent] = []
+        var position = 0
+        while position < size {
+            let data = lseek(fd, off_t(position), Self.seekData)
+            if data < 0 {
+                if errno == ENXIO { break }   // only a hole up to the end
+                if errno == EINVAL || errno == ENOTSUP { return nil }   // no SEEK_DATA here: read it whole
+                throw SystemError("lseek", path: path, errno: errno)
+            }
+            guard Int(data) < size else { break }
+            var hole = lseek(fd, data, Self.seekHole)
+            if hole < 0 { throw SystemError("lseek", path: path, errno: errno) }
+            hole = min(hole, off_t(size))
+            extents.append(FileExtent(offset: Int(data), length: Int(hole - data)))
+            position = Int(hole)
+        }
+        if extents == [FileExtent(offset: 0, length: size)] { return nil }
+        return extents
+    }
+
+    /// Reads the data of `fd`: all of it from the start when `extents` is
+    /// `nil`, else each extent in turn, in chunks of at most 1 MiB.
+    /// `sizeHint`, the bytes expected, sizes the buffer (a small file does
+    /// not pay for zeroing 1 MiB).
+    static func read(_ fd: Int32, _ extents: [FileExtent]?, path: String, sizeHint: Int = 1 << 20,
+                     _ body: ([UInt8]) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: min(1 << 20, max(4096, sizeHint + 1)))
+        guard let extents else {
+            guard lseek(fd, 0, SEEK_SET) == 0 else { throw SystemError("lseek", path: path, errno: errno) }
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemError("read", path: path, errno: errno)
+                }
+                if n == 0 { return }
+                try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
+            }
+        }
+        for e in extents {
+            var done = 0
+            while done < e.length {
+                let want = min(buffer.count, e.length - done)
+                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(e.offset + done)) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw SystemError("read", path: path, errno: errno)
+                }
+                if n == 0 { throw SystemError("read", path: path, errno: EIO) }   // shrank under the read: a changed file
+                try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
+                done += n
+            }
+        }
+    }
+
+    /// Reads the newly opened `fd` from its start until `size` bytes
+    /// (what `fstat` said) or its end: one `read` for a small file, none
+    /// spent on finding the end.
+    static func readFresh(_ fd: Int32, size: Int, path: String, _ body: ([UInt8]) throws -> Void) throws {
+        var buffer = [UInt8](repeating: 0, count: min(1 << 20, max(4096, size)))
+        var total = 0
+        while total < size {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, size - total)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("read", path: path, errno: errno)
+            }
+            if n == 0 { return }
+            try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
+            total += n
+        }
+    }
+
+    /// The bytes of data the extents hold.
+    static func dataSize(_ extents: [FileExtent]) -> Int { extents.reduce(0) { $0 + $1.length } }
 }

@@ -42,6 +42,7 @@ extension HomeWalker {
     mutating func database(_ rel: String, path: String, _ st: stat) throws -> DatabaseOutcome {
         var failure = ""
         attempts: for _ in 0..<options.databaseAttempts {
+            try store.space.reserve(Int(st.st_size), in: store.directory)
             let temp = try store.newSnapshotFile()
             do {
                 try SQLiteDatabase.snapshot(from: path, into: temp, busyTimeoutMilliseconds: options.databaseBusyTimeoutMilliseconds)
@@ -80,25 +81,34 @@ extension HomeWalker {
     /// times and inode the same before and after the read, the path still
     /// naming it, and either the times older than the start of the read by
     /// more than the clock's granularity, or a second read giving the same
-    /// bytes and times. After ``BackupOptions/fileAttempts`` reads, the last
-    /// is stored and the entry marked ``BackupEntry/unsettled``.
+    /// bytes and times. A sparse file is read by its extents (`SEEK_DATA`,
+    /// `SEEK_HOLE`): its holes are neither read nor stored.
+    ///
+    /// A file that never settles within ``BackupOptions/fileAttempts``
+    /// reads is never stored as read (those bytes may be a mix the file
+    /// never held): it keeps the state the previous backup read whole, when
+    /// it has one, its entry marked ``BackupEntry/unsettled`` with that
+    /// backup's time; otherwise it is left out (``leftOut``). Either way it
+    /// is in ``unsettled``.
     ///
     /// A file up to ``BackupStore/inMemoryLimit`` is read into memory and
     /// stored only once a read is accepted (so a check is as quick as a
     /// read); a larger one is stored as it is read, and an object a
-    /// rejected read wrote is removed again (nothing else names it: it was new).
-    mutating func settledFile(_ rel: String, path: String, fd firstFD: Int32) throws -> BackupEntry {
+    /// rejected read wrote is dropped again (nothing else names it: it was new).
+    ///
+    /// - Returns: the entry, or `nil` when the file is left out or vanished.
+    mutating func settledFile(_ rel: String, path: String, fd firstFD: Int32) throws -> BackupEntry? {
         var fd = firstFD
         defer { if fd != firstFD { close(fd) } }
-        var written: [ContentHash: BackupStore.Ingested] = [:]
+        var written: Set<ContentHash> = []
         var confirmable: (state: FileStatus, hash: ContentHash)?
-        var last: (read: SettleRead, st: stat)?
-        var settled = false
+        var accepted: (read: SettleRead, st: stat, extents: [FileExtent]?)?
+        var readAtAll = false
         for attempt in 1...options.fileAttempts {
             if attempt > 1 {
                 usleep(useconds_t(1_000 * (attempt - 1)))   // let a burst of writes end
                 let again = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-                guard again >= 0 else { break }   // removed or replaced by a non-file: keep the last read
+                guard again >= 0 else { break }   // removed or replaced by a non-file
                 if fd != firstFD { close(fd) }
                 fd = again
             }
@@ -106,57 +116,82 @@ extension HomeWalker {
             guard fstat(fd, &before) == 0 else { throw SystemError("stat", path: path, errno: errno) }
             guard before.st_mode & S_IFMT == S_IFREG else { break }
             let started = Self.realTimeNanoseconds()
-            guard lseek(fd, 0, SEEK_SET) == 0 else { throw SystemError("lseek", path: path, errno: errno) }
+            let size = Int(before.st_size)
+            let extents = try FileExtent.dataRanges(of: fd, size: size, blocks: Int(before.st_blocks), path: path)
+            let dataSize = extents.map(FileExtent.dataSize) ?? size
             let read: SettleRead
-            if Int(before.st_size) <= BackupStore.inMemoryLimit {
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(Int(before.st_size) + 1)
-                try TreeOperations.readAll(fd, path: path) { chunk in bytes.append(contentsOf: chunk) }
-                read = .inMemory(bytes, ContentHash(of: bytes))
-            } else {
-                let ingested = try store.ingest(fd: fd, size: Int(before.st_size), path: path)
-                if ingested.directoryWritten != nil { written[ingested.hash] = ingested }
-                read = .stored(ingested)
+            do {
+                if dataSize <= BackupStore.inMemoryLimit {
+                    var bytes: [UInt8] = []
+                    bytes.reserveCapacity(dataSize + 1)
+                    if extents == nil && attempt == 1 {   // the first descriptor, fresh at offset 0 (the header was peeked with pread)
+                        try FileExtent.readFresh(fd, size: size, path: path) { chunk in bytes.append(contentsOf: chunk) }
+                    } else {
+                        try FileExtent.read(fd, extents, path: path, sizeHint: dataSize) { chunk in bytes.append(contentsOf: chunk) }
+                    }
+                    read = .inMemory(bytes, ContentHash(of: bytes))
+                } else {
+                    let ingested = try store.ingest(fd: fd, extents: extents, path: path)
+                    if ingested.isNew { written.insert(ingested.hash) }
+                    read = .stored(ingested)
+                }
+            } catch let error as SystemError where error.errno == EIO && extents != nil {
+                confirmable = nil   // a sparse file that shrank under the read
+                continue
             }
+            readAtAll = true
             var after = stat()
             guard fstat(fd, &after) == 0 else { throw SystemError("stat", path: path, errno: errno) }
-            last = (read, after)
             var named = stat()
             let state = FileStatus(after)
             let stillNamed = lstat(path, &named) == 0 && FileStatus(named).inode == state.inode && FileStatus(named).device == state.device
-            guard FileStatus(before) == state, stillNamed, state.size == read.size else {
+            guard FileStatus(before) == state, stillNamed, dataSize == read.size else {
                 confirmable = nil
                 continue
             }
             let recent = started - Self.timestampGranularity
             if state.modificationTime < recent && state.changeTime < recent {
-                settled = true
+                accepted = (read, after, extents)
                 break
             }
             // Written within a clock tick of this read: a write after the
             // read began might not have moved the times. The same bytes and
             // times from a second read settle it.
             if let c = confirmable, c.state == state, c.hash == read.hash {
-                settled = true
+                accepted = (read, after, extents)
                 break
             }
             confirmable = (state, read.hash)
         }
-        guard let last else { throw SystemError("open", path: path, errno: ENOENT) }
-        let ingested: BackupStore.Ingested
-        switch last.read {
-        case .inMemory(let bytes, let hash): ingested = try store.ingest(bytes, hash: hash)
-        case .stored(let stored): ingested = written[stored.hash] ?? stored
+        guard let accepted else {
+            for hash in written { store.discard(hash) }
+            guard readAtAll else { return nil }   // vanished before a read: as if removed
+            unsettled.append(rel)
+            if let earlier = previousFiles[PlistKey(rel)], case .file(let hash, _) = earlier.kind {
+                var ost = stat()
+                if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == earlier.storedSize {
+                    var kept = earlier
+                    kept.unsettled = true
+                    kept.earlierState = earlier.earlierState ?? previousTime
+                    return kept
+                }
+            }
+            leftOut.append(rel)
+            return nil
         }
-        for (hash, _) in written where hash != ingested.hash { unlink(store.objectPath(hash)) }
+        let ingested: BackupStore.Ingested
+        switch accepted.read {
+        case .inMemory(let bytes, let hash): ingested = try store.ingest(bytes, hash: hash)
+        case .stored(let stored): ingested = written.contains(stored.hash) ? stored : BackupStore.Ingested(hash: stored.hash, size: stored.size, storedBytes: 0)
+        }
+        for hash in written where hash != ingested.hash { store.discard(hash) }
         filesRead += 1
         bytesRead += ingested.size
         count(ingested)
-        if !settled { unsettled.append(rel) }
-        let state = FileStatus(last.st)
-        return BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: ingested.size), mode: UInt32(last.st.st_mode) & 0o7777,
+        let state = FileStatus(accepted.st)
+        return BackupEntry(path: rel, kind: .file(hash: ingested.hash, size: Int(accepted.st.st_size)), mode: UInt32(accepted.st.st_mode) & 0o7777,
                            modificationTime: state.modificationTime, changeTime: state.changeTime, inode: state.inode,
-                           unsettled: !settled)
+                           extents: accepted.extents)
     }
 
     /// One read of a file being settled: in memory, or already stored.
@@ -182,10 +217,7 @@ extension HomeWalker {
     /// Counts a stored object.
     private mutating func count(_ ingested: BackupStore.Ingested) {
         bytesStored += ingested.storedBytes
-        if let d = ingested.directoryWritten {
-            objectsStored += 1
-            directoriesWritten.insert(PlistKey(d))
-        }
+        if ingested.isNew { objectsStored += 1 }
     }
 
     /// The kernel's clock, which stamps file times: what a file's times are
@@ -220,14 +252,6 @@ extension BackupStore {
         return path
     }
 
-    /// Stores `bytes`, whose hash is `hash`, unless the store has them.
-    func ingest(_ bytes: [UInt8], hash: ContentHash) throws -> Ingested {
-        let target = objectPath(hash)
-        if FileSystem.exists(target) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
-        try writeObject(hash, to: target) { out, temp in try FileSystem.writeAll(out, bytes, path: temp) }
-        return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, directoryWritten: FileSystem.parentDirectory(target))
-    }
-
     /// Stores the finished file `temp` (in `.incoming`) as an object named
     /// by its hash, or removes it when the store has that object already.
     /// `path` is the file it is a copy of, for messages.
@@ -242,19 +266,17 @@ extension BackupStore {
                 hasher.update(chunk)
                 count += chunk.count
             }
-            let hash = hasher.finish()
-            let target = objectPath(hash)
-            if FileSystem.exists(target) {
-                unlink(temp)
-                return Ingested(hash: hash, size: count, storedBytes: 0)
-            }
-            guard fsync(fd) == 0 else { throw SystemError("fsync", path: temp, errno: errno) }
-            try place(temp, at: target)
-            return Ingested(hash: hash, size: count, storedBytes: count, directoryWritten: FileSystem.parentDirectory(target))
         } catch {
             unlink(temp)
             throw error
         }
+        let hash = hasher.finish()
+        if has(hash) {
+            unlink(temp)
+            return Ingested(hash: hash, size: count, storedBytes: 0)
+        }
+        try pending.add(hash, from: temp, incoming: incomingDirectory)
+        return Ingested(hash: hash, size: count, storedBytes: count, isNew: true)
     }
 }
 

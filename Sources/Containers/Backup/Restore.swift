@@ -26,6 +26,11 @@ extension BackupService {
         /// Participants that failed, and payloads no participant took: data
         /// in the backup that was not restored.
         public var participantFailures: [String]
+        /// Files the backup could not take whole (``BackupManifest/notWhole``),
+        /// each with what the restore did with it: restored as an earlier
+        /// backup read it, restored as last read (an older backup's torn
+        /// read), or not restored at all.
+        public var notWhole: [NotWhole] = []
         /// The replaced home, when it could not be removed after the switch.
         public var leftoverHome: String?
         public var leftoverReason: String?
@@ -83,6 +88,14 @@ extension BackupService {
         let transaction = try registry.beginTransaction()
         defer { transaction.end() }
         let (store, manifest) = try BackupStore.openBackup(manifestPath)
+        return try restore(manifest, manifestPath: manifestPath, source: .store(store), bundle: bundle, secrets: secrets,
+                           allowDowngrade: allowDowngrade, transaction: transaction)
+    }
+
+    /// The restore proper, under `transaction`, of `manifest` (read from
+    /// `manifestPath`, for messages), whose files are in `source`.
+    func restore(_ manifest: BackupManifest, manifestPath: String, source: RestoreSource, bundle: AppBundle?,
+                 secrets: BackupSecrets, allowDowngrade: Bool, transaction: RegistryTransaction) throws(ContainersError) -> RestoreReport {
         func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: manifestPath, reason: reason) }
         if let bundle, bundle.identifier != manifest.bundleIdentifier {
             throw .backupOfAnotherApp(path: manifestPath, found: manifest.bundleIdentifier.rawValue, expected: bundle.identifier.rawValue)
@@ -129,9 +142,15 @@ extension BackupService {
         // unless another installed app shares the group's live container.
         let declared = bundle.map { $0.signature?.entitlements.applicationGroups ?? [] } ?? previous!.groups
         var groupNotes: [String] = []
+        var notWhole: [NotWhole] = []
         for e in manifest.allEntries where e.unsettled {
-            groupNotes.append("\(e.path) kept changing while it was backed up; it is restored as last read, which may mix two of its versions")
+            if let time = e.earlierState {
+                notWhole.append(NotWhole(path: e.path, restored: .earlierState(time)))
+            } else {
+                notWhole.append(NotWhole(path: e.path, restored: .asLastRead))
+            }
         }
+        for path in manifest.leftOut { notWhole.append(NotWhole(path: path, restored: .notRestored)) }
         var restoredGroups: [AppGroupIdentifier: String] = [:]
         for group in manifest.groups.keys.sorted() {
             guard declared.contains(group) else {
@@ -145,6 +164,16 @@ extension BackupService {
                 continue
             }
             restoredGroups[group] = makeUUID()
+        }
+
+        // Room for it all, checked before anything is written.
+        let needed = manifest.entries.filter { BackupManifest.isRestored($0.path) }.reduce(0) { $0 + $1.storedSize }
+            + restoredGroups.keys.reduce(0) { sum, g in sum + manifest.groups[g]!.reduce(0) { $0 + $1.storedSize } }
+        try containersErrors {
+            try FileSystem.makeDirectories(layout.applicationsDirectory)
+            let free = try SpaceCheck.free(at: layout.applicationsDirectory)
+            let usable = free.available - SpaceCheck.reserve(total: free.total)
+            if needed > usable { throw ContainersError.notEnoughSpace(path: layout.applicationsDirectory, needed: needed, available: max(0, usable)) }
         }
 
         let uuid = makeUUID()
@@ -162,9 +191,8 @@ extension BackupService {
                 for dir in home.standardDirectories { try TreeOperations.makeDirectory(dir) }
             }
             if let bundle { try checkCopy(of: bundle, at: home.app) }
-            try materialize(manifest.entries.filter { BackupManifest.isRestored($0.path) }, into: home.path, label: "",
-                            from: store, manifestPath: manifestPath, files: &files, bytes: &bytes)
-            TreeOperations.syncDirectory(layout.applicationsDirectory)
+            try materialize(manifest.entries.filter { BackupManifest.isRestored($0.path) }, into: home.path, group: nil,
+                            from: source, manifestPath: manifestPath, files: &files, bytes: &bytes)
             for (group, groupUUID) in restoredGroups.sorted(by: { $0.key < $1.key }) {
                 let container = layout.groupContainer(uuid: groupUUID)
                 try containersErrors {
@@ -174,10 +202,11 @@ extension BackupService {
                     for dir in container.standardDirectories { try TreeOperations.makeDirectory(dir) }
                     try container.writeIdentity(group)
                 }
-                try materialize(manifest.groups[group]!, into: container.path, label: group.rawValue + ":",
-                                from: store, manifestPath: manifestPath, files: &files, bytes: &bytes)
+                try materialize(manifest.groups[group]!, into: container.path, group: group,
+                                from: source, manifestPath: manifestPath, files: &files, bytes: &bytes)
             }
-            if !createdGroups.isEmpty { TreeOperations.syncDirectory(layout.groupsDirectory) }
+            // Everything restored durable at once: one `syncfs`, not one `fsync` per file and directory.
+            try containersErrors { try BackupStore.syncFileSystem(of: home.path) }
         } catch {
             if created { try? TreeOperations.remove(home.path) }
             for path in createdGroups { try? TreeOperations.remove(path) }
@@ -214,7 +243,7 @@ extension BackupService {
         var report = RestoreReport(manifestPath: manifestPath, manifest: manifest, previous: previous, entry: entry, home: home,
                                    filesRestored: files, bytesRestored: bytes,
                                    fromAnotherDevice: (try? hostIdentifier()) != manifest.deviceIdentifier,
-                                   notes: groupNotes, participantFailures: [])
+                                   notes: groupNotes, participantFailures: [], notWhole: notWhole)
         if let previous {
             let old = layout.home(uuid: previous.homeUUID, bundleName: previous.bundleName)
             do {
@@ -241,42 +270,104 @@ extension BackupService {
     }
 
     /// Recreates `entries` (parents first) under `top`, copying each file
-    /// from its object and checking its hash; `fsync`s the directories.
-    /// `label` prefixes paths in messages (`group.x:` for a group's).
-    private func materialize(_ entries: [BackupEntry], into top: String, label: String, from store: BackupStore,
+    /// from `source` and checking its hash; nothing is `fsync`ed here (the
+    /// caller makes the whole restore durable with one `syncfs`). `group`
+    /// names the group container the entries are of (`nil`: the home).
+    private func materialize(_ entries: [BackupEntry], into top: String, group: AppGroupIdentifier?, from source: RestoreSource,
                              manifestPath: String, files: inout Int, bytes: inout Int) throws(ContainersError) {
-        var directories = [top, top + "/Library"]
+        let label = group.map { $0.rawValue + ":" } ?? ""
         for e in entries {
             let target = top + "/" + e.path
             switch e.kind {
             case .directory:
                 try containersErrors { try TreeOperations.makeDirectory(target) }
-                directories.append(target)
             case .symlink(let linkTarget):
                 try containersErrors {
                     guard symlink(linkTarget, target) == 0 else { throw SystemError("symlink", path: target, errno: errno) }
                 }
             case .file(let hash, let size):
-                guard try containersErrors({ try Self.materialize(store.objectPath(hash), to: target, entry: e) }) == hash else {
+                let (path, packed) = source.file(e, group: group)
+                let copied: ContentHash?
+                do {
+                    copied = try Self.materialize(path, packed: packed, to: target, entry: e)
+                } catch let error as SystemError where error.errno == ENOENT && error.path == path {
+                    throw .backupDamaged(path: manifestPath, reason: "the stored copy of \(label)\(e.path) is missing")
+                } catch {
+                    throw .system(error as? SystemError ?? SystemError("\(error)", path: target, errno: EIO))
+                }
+                guard copied == hash else {
                     throw .backupDamaged(path: manifestPath, reason: "\(label)\(e.path) does not match its checksum")
                 }
                 files += 1
                 bytes += size
             }
         }
-        try containersErrors { for dir in directories.reversed() { TreeOperations.syncDirectory(dir) } }
     }
 
-    /// Copies the object at `object` to a new file `target` with the
-    /// entry's mode and modification time, `fsync`s it, and returns the
-    /// hash of what was copied.
-    static func materialize(_ object: String, to target: String, entry: BackupEntry) throws -> ContentHash {
+    /// Copies the file at `source` to a new file `target` with the entry's
+    /// mode and modification time, a sparse file's data at its extents
+    /// (its holes left as holes), and returns the hash of the data copied,
+    /// or `nil` when the source holds a different amount of it. `packed`:
+    /// the source holds the data alone (an object); otherwise it is laid
+    /// out as the file was (a tree restic restored).
+    static func materialize(_ source: String, packed: Bool, to target: String, entry: BackupEntry) throws -> ContentHash? {
         let hasher = ContentHasher()
         let (seconds, nanoseconds) = entry.modificationTime.quotientAndRemainder(dividingBy: 1_000_000_000)
         let time = nanoseconds < 0 ? timespec(tv_sec: Int(seconds) - 1, tv_nsec: Int(nanoseconds) + 1_000_000_000)
                                    : timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
-        _ = try TreeOperations.copyFile(object, to: target, mode: mode_t(entry.mode & 0o777), modificationTime: time,
-                                        observe: hasher.update)
+        // Never blocks (a FIFO put in an object's place) and never follows a link.
+        let input = open(source, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw SystemError("open", path: source, errno: errno) }
+        defer { close(input) }
+        var st = stat()
+        guard fstat(input, &st) == 0 else { throw SystemError("stat", path: source, errno: errno) }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw SystemError("open", path: source, errno: EINVAL) }
+        let output = open(target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw SystemError("create", path: target, errno: errno) }
+        defer { close(output) }
+        // The data, in order, goes to the extents in order (or from 0 on).
+        let extents = entry.extents ?? [FileExtent(offset: 0, length: entry.storedSize)]
+        var index = 0
+        var within = 0
+        var total = 0
+        var overflow = false
+        func copy(_ chunk: [UInt8]) throws {
+            hasher.update(chunk)
+            total += chunk.count
+            var rest = chunk[...]
+            while !rest.isEmpty {
+                guard index < extents.count else { overflow = true; return }
+                let e = extents[index]
+                let piece = rest.prefix(e.length - within)
+                try piece.withUnsafeBytes { raw in
+                    var done = 0
+                    while done < raw.count {
+                        let n = pwrite(output, raw.baseAddress! + done, raw.count - done, off_t(e.offset + within + done))
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            throw SystemError("write", path: target, errno: errno)
+                        }
+                        done += n
+                    }
+                }
+                within += piece.count
+                rest = rest.dropFirst(piece.count)
+                if within == e.length { index += 1; within = 0 }
+            }
+        }
+        if packed {
+            try FileExtent.readFresh(input, size: Int(st.st_size), path: source, copy)
+        } else {
+            try FileExtent.read(input, entry.extents, path: source, sizeHint: entry.storedSize, copy)
+        }
+        guard !overflow, total == entry.storedSize else { return nil }
+        if case .file(_, let size) = entry.kind, entry.extents != nil {
+            guard ftruncate(output, off_t(size)) == 0 else { throw SystemError("truncate", path: target, errno: errno) }
+        }
+        guard fchmod(output, mode_t(entry.mode & 0o777)) == 0 else { throw SystemError("chmod", path: target, errno: errno) }
+        // `UTIME_OMIT` (a macro Swift does not import) leaves the access time alone.
+        var times = [timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2), time]
+        guard futimens(output, &times) == 0 else { throw SystemError("utimens", path: target, errno: errno) }
         return hasher.finish()
     }
 
@@ -336,5 +427,45 @@ extension BackupService {
             }
         }
         return result
+    }
+}
+
+extension BackupService {
+    /// A file a restore could not bring back whole, and what it did instead.
+    public struct NotWhole: Equatable, Sendable {
+        public enum Restored: Equatable, Sendable {
+            /// Restored as the earlier backup taken at this time read it whole.
+            case earlierState(PlistDate)
+            /// Restored as last read by a backup of format 3, which may mix two versions.
+            case asLastRead
+            /// Not in the backup: not restored.
+            case notRestored
+        }
+
+        /// The path in the home, or `<group-id>:<path>`.
+        public var path: String
+        public var restored: Restored
+    }
+
+    /// Where a restore finds the files of a backup.
+    enum RestoreSource {
+        /// A backup store's objects (each the data alone).
+        case store(BackupStore)
+        /// A tree laid out as the home was: `home` and each group's container
+        /// (what `restic restore` wrote).
+        case tree(home: String, groups: [AppGroupIdentifier: String])
+
+        /// The file holding `entry` (of `group`'s container, or of the home),
+        /// and whether it holds the data alone.
+        func file(_ entry: BackupEntry, group: AppGroupIdentifier?) -> (path: String, packed: Bool) {
+            switch self {
+            case .store(let store):
+                guard case .file(let hash, _) = entry.kind else { return ("", true) }
+                return (store.objectPath(hash), true)
+            case .tree(let home, let groups):
+                let top = group.map { groups[$0] ?? "" } ?? home
+                return (top + "/" + entry.path, false)
+            }
+        }
     }
 }
