@@ -138,6 +138,78 @@ static inline int apphome_secret_unlock_with_password(const SecretSchema *schema
     return result;
 }
 
+// Watching the Secret Service for collections that lock (prefsd's keybag).
+// gnome-keyring emits org.freedesktop.DBus.Properties.PropertiesChanged
+// with {'Locked': <true>} on the collection's path when it locks; the
+// service's CollectionChanged comes with it (and is all some providers send).
+
+/// Called on the watcher's thread: `state` 1 a collection locked, 0 one
+/// unlocked, -1 one changed in a way that may be either.
+typedef void (*apphome_lock_callback)(void *context, int state);
+
+struct apphome_lock_watch {
+    apphome_lock_callback callback;
+    void *context;
+    GDBusConnection *connection;
+};
+
+static inline void apphome_lock_properties_changed(GDBusConnection *c, const gchar *sender, const gchar *path, const gchar *interface,
+                                                   const gchar *signal, GVariant *parameters, gpointer data) {
+    struct apphome_lock_watch *w = data;
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sa{sv}as)"))) return;
+    const gchar *changed_interface = NULL;
+    GVariant *changed = NULL;
+    const gchar **invalidated = NULL;
+    g_variant_get(parameters, "(&s@a{sv}^a&s)", &changed_interface, &changed, &invalidated);
+    gboolean locked = FALSE;
+    if (g_variant_lookup(changed, "Locked", "b", &locked)) {
+        w->callback(w->context, locked ? 1 : 0);
+    } else if (invalidated != NULL) {
+        for (const gchar **i = invalidated; *i != NULL; i++) {
+            if (strcmp(*i, "Locked") == 0) { w->callback(w->context, -1); break; }
+        }
+    }
+    g_free(invalidated);
+    g_variant_unref(changed);
+}
+
+static inline void apphome_lock_collection_changed(GDBusConnection *c, const gchar *sender, const gchar *path, const gchar *interface,
+                                                   const gchar *signal, GVariant *parameters, gpointer data) {
+    struct apphome_lock_watch *w = data;
+    w->callback(w->context, -1);
+}
+
+static inline gpointer apphome_lock_watch_thread(gpointer data) {
+    struct apphome_lock_watch *w = data;
+    GMainContext *context = g_main_context_new();
+    g_main_context_push_thread_default(context);
+    // Signals are delivered in the context that is the thread default when subscribing.
+    g_dbus_connection_signal_subscribe(w->connection, "org.freedesktop.secrets", "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                       NULL, "org.freedesktop.Secret.Collection", G_DBUS_SIGNAL_FLAGS_NONE,
+                                       apphome_lock_properties_changed, w, NULL);
+    g_dbus_connection_signal_subscribe(w->connection, "org.freedesktop.secrets", "org.freedesktop.Secret.Service", "CollectionChanged",
+                                       "/org/freedesktop/secrets", NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                       apphome_lock_collection_changed, w, NULL);
+    GMainLoop *loop = g_main_loop_new(context, FALSE);
+    g_main_loop_run(loop);
+    return NULL;
+}
+
+/// Starts a thread that calls `callback` when a Secret Service collection
+/// locks or unlocks, for the rest of the process. Returns 1, or 0 with
+/// `error` set when the session bus cannot be reached.
+static inline int apphome_secret_watch_locks(apphome_lock_callback callback, void *context, GError **error) {
+    GDBusConnection *connection = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, error);
+    if (connection == NULL) return 0;
+    struct apphome_lock_watch *w = g_new0(struct apphome_lock_watch, 1);
+    w->callback = callback;
+    w->context = context;
+    w->connection = connection;
+    GThread *thread = g_thread_new("apphome-lock-watch", apphome_lock_watch_thread, w);
+    g_thread_unref(thread);
+    return 1;
+}
+
 // The kernel's user keyring (keyctl(2)), where the after-first-unlock
 // class keys live until reboot or logout. Three syscalls through glibc's
 // syscall(2) (variadic, so wrapped here) rather than libkeyutils: no extra

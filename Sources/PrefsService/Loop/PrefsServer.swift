@@ -31,6 +31,8 @@ public final class PrefsServer {
     var subscriptions = SubscriptionTable()
     var writes = WriteQueue()
     let jobs: JobRunner
+    /// The credential socket, served on a thread of its own.
+    private let credentials: CredentialServer?
     let started = UnixSocket.now()
     var counters = (reads: 0, writes: 0, commits: 0, notifications: 0)
     private var stopping = false
@@ -52,6 +54,13 @@ public final class PrefsServer {
         }
         signalPipe = try WakePipe.make()
         jobs = try JobRunner(configuration: configuration)
+        if let path = configuration.credentialSocketPath {
+            credentials = try CredentialServer(settings: .init(path: path, root: configuration.root, ownerUID: configuration.ownerUID,
+                                                               policy: configuration.keyPolicy, clock: configuration.keychainClock,
+                                                               log: configuration.log))
+        } else {
+            credentials = nil
+        }
         cache.resolverChanged = { [unowned self] in followMovedDomains() }
         cache.refreshResolverIfNeeded()
     }
@@ -77,9 +86,15 @@ public final class PrefsServer {
             signalSources.append(source)
         }
         configuration.log("prefsd: serving \(configuration.root) on \(configuration.socketPath)")
+        if let credentials {
+            do throws(ServiceError) { try credentials.start() } catch {
+                configuration.log("prefsd: the credential socket cannot be served: \(error)")
+            }
+        }
         cache.watchRegistry()
         refreshManaged(changed: true)
         while !stopping { turn() }
+        credentials?.stop()
         for s in signalSources { s.cancel() }
         for id in Array(clients.keys) { dropClient(id) }
         if ownsSocketPath { unlink(configuration.socketPath) }
