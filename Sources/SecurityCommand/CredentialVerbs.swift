@@ -57,7 +57,17 @@ extension SecurityCommand {
             data = SecureBytes([])
         case (nil, nil):
             source = .secret
-            data = try newSecret(o)
+            if o.secretArgument == nil && !environment.standardInputIsTerminal {
+                // A credential is a file's bytes: standard input exactly as it is.
+                var bytes = console.readStandardInput()
+                defer { SecureBytes.wipe(&bytes) }
+                guard !bytes.isEmpty else {
+                    throw SecurityFailure.failure("standard input is empty: no secret to grant (pipe the secret in, or pass -w '' for an empty one)")
+                }
+                data = SecureBytes(bytes)
+            } else {
+                data = try newSecret(o)
+            }
             guard data.count <= CredentialGrant.maximumSize else {
                 throw SecurityFailure.failure("the secret has \(data.count) bytes, over the 1 MiB limit of a systemd credential (\(CredentialGrant.maximumSize) bytes)")
             }

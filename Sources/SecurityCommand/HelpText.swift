@@ -87,8 +87,9 @@ enum HelpText {
         Grants the systemd unit (foo.service) the credential id (LoadCredential=id:…):
         prefsd's credential socket then serves it to that unit and no other. The
         bytes are the login keychain's generic password -s service -a account, read
-        at each load, or a secret kept with the grant: all of standard input (bytes
-        as they are, less one final line end), a prompt on a terminal, or -w secret.
+        at each load, or a secret kept with the grant: all of standard input, byte
+        for byte (a final line end is kept: use printf %s), a prompt on a terminal,
+        or -w secret.
         At most 1 MiB. CLASS is when the grant can be served (default
         afterFirstUnlock: from the first unlock after boot). -U replaces a grant.
         Grants are items of the login keychain (encrypted, like any item);
