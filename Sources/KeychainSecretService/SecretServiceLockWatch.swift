@@ -17,7 +17,7 @@ public enum SecretServiceLockWatch {
     ///   the session bus cannot be reached.
     public static func start(keybag: Keybag) throws(KeychainError) {
         let context = Unmanaged.passRetained(keybag).toOpaque()
-        var error: UnsafeMutablePointer<GError>?
+        var error = apphome_secret_error()
         let callback: apphome_lock_callback = { context, state in
             let keybag = Unmanaged<Keybag>.fromOpaque(context!).takeUnretainedValue()
             switch state {
@@ -28,9 +28,10 @@ public enum SecretServiceLockWatch {
         }
         guard apphome_secret_watch_locks(callback, context, &error) == 1 else {
             Unmanaged<Keybag>.fromOpaque(context).release()
-            let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown failure"
-            if let error { g_error_free(error) }
-            throw .secretService(domain: "g-io-error", code: 0, message: message)
+            defer { apphome_secret_error_clear(&error) }
+            let domain = error.domain.map { String(cString: $0) } ?? "unknown"
+            let message = error.message.map { String(cString: $0) } ?? "unknown failure"
+            throw .secretService(domain: domain, code: Int32(error.code), message: message)
         }
         keybag.watcherStarted()
     }
