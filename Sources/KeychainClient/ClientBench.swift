@@ -84,8 +84,7 @@ public enum ClientBench {
             withUnsafeMutableBytes(of: &a.sun_path) { raw in for (i, b) in bytes.prefix(raw.count).enumerated() { raw[i] = b } }
             return (a, socklen_t(MemoryLayout<sa_family_t>.size + min(bytes.count, 108)))
         }
-        var random: UInt64 = 0
-        withUnsafeMutableBytes(of: &random) { _ = getrandom($0.baseAddress, 8, 0) }
+        let random = UInt64.random(in: 1...UInt64.max)
         var (local, localLength) = address([0] + Array((String(random, radix: 16) + name).utf8))
         var (remote, remoteLength) = address(Array(socketPath.utf8) + [0])
         let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, localLength) } }
