@@ -18,7 +18,8 @@
 #
 # Runs inside its own D-Bus session with a fresh, unlocked gnome-keyring in a
 # throw-away HOME (it calls itself back through dbus-run-session).
-# Environment: BIN_DIR (security, apphome, keychainbench, prefsd), KEYCHAIN_RUNS (default 1000).
+# Environment: BIN_DIR (security, apphome, keychainbench, prefsd), KEYCHAIN_RUNS (default 1000),
+# KEYCHAIN_PREFSD_ONLY=1 (only the prefsd figures, with secret-tool and libsecret beside them).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
@@ -68,6 +69,9 @@ unset APPHOME_KEYCHAIN_KEY_STORE
 printf 'bench-secret' | secret-tool store --label 'AppHome bench' app bench key bench
 [[ $(secret-tool lookup app bench key bench) == bench-secret ]] || die "secret-tool lookup did not return the secret"
 
+only_prefsd=${KEYCHAIN_PREFSD_ONLY:-0}
+# shellcheck disable=SC2046  # pkg-config prints several flags
+gcc -O2 -o "$KWORK/secret_lookup_bench" "$here/secret_lookup_bench.c" $(pkg-config --cflags --libs libsecret-1)
 echo
 echo "### keychain: $RUNS sequential look-ups, one process each ($(gnome-keyring-daemon --version | head -1), libsecret $(pkg-config --modversion libsecret-1))"
 cli() { # cli <label> <root> <class>
@@ -79,6 +83,7 @@ cli() { # cli <label> <root> <class>
     b=$(ns)
     per "security find-generic-password -w ($1)" "$a" "$b"
 }
+if [[ $only_prefsd != 1 ]]; then
 cli "secret-service unlocked, whenUnlocked" "$KWORK/root-secret-service" whenUnlocked
 cli "secret-service unlocked, afterFirstUnlock" "$KWORK/root-secret-service" afterFirstUnlock
 cli "file, whenUnlocked" "$KWORK/root-file" whenUnlocked
@@ -93,9 +98,8 @@ for class in $classes; do
     "$BIN_DIR/keychainbench" "$KWORK/root-secret-service" "$app" bench "$class" "$RUNS" | sed "s/^/keychainbench (secret-service, $class) /"
 done
 APPHOME_KEYCHAIN_KEY_STORE=file "$BIN_DIR/keychainbench" "$KWORK/root-file" "$app" bench whenUnlocked "$RUNS" | sed 's/^/keychainbench (file, whenUnlocked) /'
-# shellcheck disable=SC2046  # pkg-config prints several flags
-gcc -O2 -o "$KWORK/secret_lookup_bench" "$here/secret_lookup_bench.c" $(pkg-config --cflags --libs libsecret-1)
 "$KWORK/secret_lookup_bench" app bench key bench "$RUNS"
+fi
 
 # prefsd as the keybag: the same look-ups through a running prefsd, which keeps the
 # open class keys (no Secret Service round trip per call) and serves credentials.
@@ -135,6 +139,8 @@ head -c 48 /dev/urandom | "$BIN_DIR/security" --root "$KWORK/root-secret-service
 unset APPHOME_PREFSD APPHOME_SOCKET
 kill "$prefsd_pid"; wait "$prefsd_pid" 2>/dev/null || true
 if grep -q 'bench-secret' "$KWORK/prefsd.log"; then die "a secret is in prefsd's log"; fi
+
+[[ $only_prefsd == 1 ]] && exit 0
 
 # The login collection locked (as a screen locker does): whenUnlocked items
 # answer -25308, afterFirstUnlock items are served from the kernel's keys.

@@ -22,8 +22,9 @@ import Synchronization
 /// - reads the unit and the id from `getpeername`, refusing anything that
 ///   is not such an abstract address;
 /// - waits for the half-close (a peer that sends bytes or never half-closes
-///   is closed), looks the grant up on a worker thread, writes the bytes
-///   and closes; a refusal closes with nothing written.
+///   is closed), looks the grant up (on a worker thread when that may mean
+///   asking the Secret Service), writes the bytes and closes; a refusal
+///   closes with nothing written.
 ///
 /// Every refusal is logged with the unit, the id and the reason, never the
 /// secret. It runs on a thread of its own with one `poll` loop and
@@ -208,9 +209,18 @@ final class CredentialServer: @unchecked Sendable {
         }
     }
 
+    /// Looks the grant up: on this thread when the keys are at hand (the
+    /// keybag holds them, the store is known locked, or the key is in a
+    /// file: file reads and arithmetic only, well under a millisecond), else
+    /// on a worker thread, since asking the Secret Service may take long.
     private func resolve(_ c: Connection) {
         let settings = settings
         let serial = c.serial, unit = c.unit, id = c.id
+        if settings.policy.secretStore == nil || settings.policy.keybag.map({ $0.holdsRootKey || $0.storeIsLocked }) == true {
+            let keychain = Keychain(root: settings.root, policy: settings.policy, now: settings.clock)
+            finish(c, keychain.credential(unit: unit, id: id))
+            return
+        }
         let box = Unchecked(self)
         DispatchQueue.global().async {
             let keychain = Keychain(root: settings.root, policy: settings.policy, now: settings.clock)
@@ -226,13 +236,17 @@ final class CredentialServer: @unchecked Sendable {
         for (serial, result) in done {
             // A connection closed meanwhile (timeout) is gone: the secret is dropped.
             guard let c = connections[serial] else { continue }
-            switch result {
-            case .failure(let refusal):
-                drop(c, "refused: \(refusal)")
-            case .success(let secret):
-                c.phase = .writing(secret, offset: 0)
-                writeSome(c)
-            }
+            finish(c, result)
+        }
+    }
+
+    private func finish(_ c: Connection, _ result: Result<SecureBytes, CredentialRefusal>) {
+        switch result {
+        case .failure(let refusal):
+            drop(c, "refused: \(refusal)")
+        case .success(let secret):
+            c.phase = .writing(secret, offset: 0)
+            writeSome(c)
         }
     }
 
