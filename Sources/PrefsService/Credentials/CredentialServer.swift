@@ -75,6 +75,7 @@ final class CredentialServer: @unchecked Sendable {
     private var nextSerial = 1
     private let finished = DispatchSemaphore(value: 0)
     private var running = false
+    private var started = false
 
     /// Binds the socket at `settings.path` (0600, in a 0700 directory).
     init(settings: Settings) throws(ServiceError) {
@@ -87,6 +88,8 @@ final class CredentialServer: @unchecked Sendable {
     deinit {
         for c in connections.values { close(c.fd) }
         close(listener)
+        // Bound but never served (prefsd did not start): the socket goes too.
+        if !started { unlink(settings.path) }
         stopPipe.close()
         resolvedPipe.close()
     }
@@ -94,6 +97,7 @@ final class CredentialServer: @unchecked Sendable {
     /// Starts serving on a thread of its own.
     func start() throws(ServiceError) {
         let box = Unchecked(self)
+        started = true
         running = DetachedThread.start {
             box.value.loop()
             box.value.finished.signal()

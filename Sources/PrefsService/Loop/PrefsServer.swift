@@ -45,6 +45,21 @@ public final class PrefsServer {
         self.configuration = configuration
         self.cache = DomainCache(root: configuration.root)
         self.managedWatch = configuration.managed.map(ManagedWatch.init)
+        // The credential socket is bound first, so that it is there (and its
+        // directory settled) once the preference socket answers; a live prefsd
+        // on the preference socket is still the error reported.
+        if let path = configuration.credentialSocketPath {
+            if configuration.inheritedListener == nil, FileSystem.exists(configuration.socketPath),
+               let fd = try? UnixSocket.connect(to: configuration.socketPath, timeout: 1) {
+                close(fd)
+                throw .alreadyRunning(configuration.socketPath)
+            }
+            credentials = try CredentialServer(settings: .init(path: path, root: configuration.root, ownerUID: configuration.ownerUID,
+                                                               policy: configuration.keyPolicy, clock: configuration.keychainClock,
+                                                               log: configuration.log))
+        } else {
+            credentials = nil
+        }
         if let fd = configuration.inheritedListener {
             listener = fd
             do { try UnixSocket.setNonBlocking(fd, path: configuration.socketPath) } catch { throw .system(error) }
@@ -54,13 +69,6 @@ public final class PrefsServer {
         }
         signalPipe = try WakePipe.make()
         jobs = try JobRunner(configuration: configuration)
-        if let path = configuration.credentialSocketPath {
-            credentials = try CredentialServer(settings: .init(path: path, root: configuration.root, ownerUID: configuration.ownerUID,
-                                                               policy: configuration.keyPolicy, clock: configuration.keychainClock,
-                                                               log: configuration.log))
-        } else {
-            credentials = nil
-        }
         cache.resolverChanged = { [unowned self] in followMovedDomains() }
         cache.refreshResolverIfNeeded()
     }
