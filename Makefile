@@ -12,7 +12,8 @@ RELEASE_FLAGS := -c release
 # `make test`, `make bench` and `make deb` install all of them.
 # The build: pkg-config and the C libraries linked through .systemLibrary targets
 # (libsodium: hashing and the keychain's encryption; SQLite: backups of databases in
-# a home; libsecret and glib: the keychain's device key in the Secret Service).
+# a home; libsecret and glib: the keychain's device key in the Secret Service, loaded
+# at run time with dlopen by CSecret, their headers for the bench's C peer).
 BUILD_PACKAGES := pkg-config libsodium-dev libsqlite3-dev libsecret-1-dev libglib2.0-dev
 # The demo (examples/demo.sh): python3 names a backup object by its hash.
 DEMO_PACKAGES  := python3

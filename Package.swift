@@ -60,7 +60,9 @@ let package = Package(
         .executableTarget(name: "apphome-crashing", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport", "Containers"],
                           path: "Tests/Fixtures/apphome-crashing"),
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
-        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]),
+        // Loaded with dlopen on the first call that needs it, never linked: a command that
+        // prefsd answers, or whose key is in a file, never loads libsecret or GLib.
+        .target(name: "CSecret"),
         .target(name: "Keychain", dependencies: ["AppHomeSystem", "CSodium", "PropertyList", "Containers"]),
         // The only target that imports libsecret: the Secret Service as the keychain's SecretStore.
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
@@ -73,7 +75,7 @@ let package = Package(
         .target(name: "GitCredential", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainClient"]),
         .executableTarget(name: "git-credential-apphome", dependencies: ["AppHomeSystem", "CommandSupport", "GitCredential", "Keychain", "KeychainSecretService"],
                           linkerSettings: staticStdlibInRelease),
-        .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService"]),
+        .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
         .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),

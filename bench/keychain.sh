@@ -10,10 +10,16 @@
 #   in-process  N look-ups in one process per class: keychainbench (warm: one open
 #               keychain; cold: a new one per look-up)
 #               vs libsecret's secret_password_lookupv_sync (bench/secret_lookup_bench.c)
+#   prefsd      with a prefsd running (its keybag keeps the class keys): N `security
+#               find-generic-password -w` processes through it vs N `secret-tool lookup`
+#               (target <= 0.25x); N AppKeychain look-ups in one process through it vs
+#               libsecret in one process (target <= 0.5x); 1,000 loads on its credential
+#               socket by 10 concurrent peers, as systemd makes them (target p99 <= 2 ms)
 #
 # Runs inside its own D-Bus session with a fresh, unlocked gnome-keyring in a
 # throw-away HOME (it calls itself back through dbus-run-session).
-# Environment: BIN_DIR (security, apphome, keychainbench), KEYCHAIN_RUNS (default 1000).
+# Environment: BIN_DIR (security, apphome, keychainbench, prefsd), KEYCHAIN_RUNS (default 1000),
+# KEYCHAIN_PREFSD_ONLY=1 (only the prefsd figures, with secret-tool and libsecret beside them).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
@@ -25,7 +31,7 @@ if [[ ${1:-} != --in-session ]]; then
         command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (apt-get install dbus-daemon gnome-keyring libsecret-tools gcc pkg-config)"
     done
     BIN_DIR=$(cd "${BIN_DIR:-$top/.build/release}" && pwd)
-    for b in security apphome keychainbench; do [[ -x $BIN_DIR/$b ]] || die "$BIN_DIR/$b not found; run \`make release\` first"; done
+    for b in security apphome keychainbench prefsd; do [[ -x $BIN_DIR/$b ]] || die "$BIN_DIR/$b not found; run \`make release\` first"; done
     KWORK=$(mktemp -d "${TMPDIR:-/tmp}/apphome-kcbench.XXXXXX")
     trap 'rm -rf "$KWORK"' EXIT
     mkdir -m 700 "$KWORK/home" "$KWORK/run" "$KWORK/data" "$KWORK/config"
@@ -63,6 +69,9 @@ unset APPHOME_KEYCHAIN_KEY_STORE
 printf 'bench-secret' | secret-tool store --label 'AppHome bench' app bench key bench
 [[ $(secret-tool lookup app bench key bench) == bench-secret ]] || die "secret-tool lookup did not return the secret"
 
+only_prefsd=${KEYCHAIN_PREFSD_ONLY:-0}
+# shellcheck disable=SC2046  # pkg-config prints several flags
+gcc -O2 -o "$KWORK/secret_lookup_bench" "$here/secret_lookup_bench.c" $(pkg-config --cflags --libs libsecret-1)
 echo
 echo "### keychain: $RUNS sequential look-ups, one process each ($(gnome-keyring-daemon --version | head -1), libsecret $(pkg-config --modversion libsecret-1))"
 cli() { # cli <label> <root> <class>
@@ -74,6 +83,7 @@ cli() { # cli <label> <root> <class>
     b=$(ns)
     per "security find-generic-password -w ($1)" "$a" "$b"
 }
+if [[ $only_prefsd != 1 ]]; then
 cli "secret-service unlocked, whenUnlocked" "$KWORK/root-secret-service" whenUnlocked
 cli "secret-service unlocked, afterFirstUnlock" "$KWORK/root-secret-service" afterFirstUnlock
 cli "file, whenUnlocked" "$KWORK/root-file" whenUnlocked
@@ -88,9 +98,49 @@ for class in $classes; do
     "$BIN_DIR/keychainbench" "$KWORK/root-secret-service" "$app" bench "$class" "$RUNS" | sed "s/^/keychainbench (secret-service, $class) /"
 done
 APPHOME_KEYCHAIN_KEY_STORE=file "$BIN_DIR/keychainbench" "$KWORK/root-file" "$app" bench whenUnlocked "$RUNS" | sed 's/^/keychainbench (file, whenUnlocked) /'
-# shellcheck disable=SC2046  # pkg-config prints several flags
-gcc -O2 -o "$KWORK/secret_lookup_bench" "$here/secret_lookup_bench.c" $(pkg-config --cflags --libs libsecret-1)
 "$KWORK/secret_lookup_bench" app bench key bench "$RUNS"
+fi
+
+# prefsd as the keybag: the same look-ups through a running prefsd, which keeps the
+# open class keys (no Secret Service round trip per call) and serves credentials.
+echo
+echo "### keychain: through prefsd (its keybag), the device key in gnome-keyring"
+sock=$KWORK/run/apphome-bench/prefsd.sock
+"$BIN_DIR/prefsd" --foreground --root "$KWORK/root-secret-service" --socket "$sock" 2>"$KWORK/prefsd.log" &
+prefsd_pid=$!
+trap 'kill "$prefsd_pid" 2>/dev/null; rm -rf "$KWORK"' EXIT
+for _ in $(seq 100); do [[ -S $KWORK/run/apphome-bench/credentials.sock ]] && break; sleep 0.05; done
+[[ -S $KWORK/run/apphome-bench/credentials.sock ]] || die "prefsd did not start: $(cat "$KWORK/prefsd.log")"
+export APPHOME_PREFSD=require APPHOME_SOCKET=$sock
+[[ $("$BIN_DIR/security" --root "$KWORK/root-secret-service" --app "$app" find-generic-password -a bench -s whenUnlocked -w) == bench-secret ]] \
+    || die "security through prefsd did not return the secret"
+us() { awk -v a="$1" -v b="$2" -v r="$RUNS" 'BEGIN { printf "%.1f", (b - a) / r / 1e3 }'; }
+a=$(ns); for ((i = 0; i < RUNS; i++)); do secret-tool lookup app bench key bench >/dev/null; done; b=$(ns)
+peer_cli=$(us "$a" "$b")
+per "secret-tool lookup" "$a" "$b"
+a=$(ns)
+for ((i = 0; i < RUNS; i++)); do
+    "$BIN_DIR/security" --root "$KWORK/root-secret-service" --app "$app" find-generic-password -a bench -s whenUnlocked -w >/dev/null
+done
+b=$(ns)
+ours_cli=$(us "$a" "$b")
+per "security find-generic-password -w (through prefsd, whenUnlocked)" "$a" "$b"
+awk -v o="$ours_cli" -v p="$peer_cli" 'BEGIN { printf "ratio: security through prefsd / secret-tool lookup = %.2fx (target <= 0.25x)\n", o / p }'
+ours_in=$("$BIN_DIR/keychainbench" --app-keychain "$KWORK/root-secret-service" "$app" bench whenUnlocked "$RUNS")
+echo "$ours_in"
+peer_in=$("$KWORK/secret_lookup_bench" app bench key bench "$RUNS")
+echo "$peer_in"
+awk -v o="$ours_in" -v p="$peer_in" 'BEGIN {
+    split(o, a, " µs per"); n = split(a[1], x, " "); split(p, b, " µs per"); m = split(b[1], y, " ")
+    printf "ratio: AppKeychain through prefsd / secret_password_lookup_sync = %.2fx (target <= 0.5x)\n", x[n] / y[m] }'
+head -c 48 /dev/urandom | "$BIN_DIR/security" --root "$KWORK/root-secret-service" add-credential -u bench.service -c token
+"$BIN_DIR/keychainbench" --credentials "$KWORK/run/apphome-bench/credentials.sock" bench.service token 1000 10 \
+    | sed 's/$/ (target p99 <= 2 ms)/'
+unset APPHOME_PREFSD APPHOME_SOCKET
+kill "$prefsd_pid"; wait "$prefsd_pid" 2>/dev/null || true
+if grep -q 'bench-secret' "$KWORK/prefsd.log"; then die "a secret is in prefsd's log"; fi
+
+[[ $only_prefsd == 1 ]] && exit 0
 
 # The login collection locked (as a screen locker does): whenUnlocked items
 # answer -25308, afterFirstUnlock items are served from the kernel's keys.

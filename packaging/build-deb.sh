@@ -44,6 +44,9 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O "$stage"/usr/bin/* 2>"$work/shlibd
     || { cat "$work/shlibdeps.err" >&2; die "dpkg-shlibdeps failed (is BIN_DIR a release build? a debug build loads the toolchain's libswiftCore.so)"; }
 depends=${depends#shlibs:Depends=}
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
+# libsecret is loaded with dlopen on the first Secret Service call (never linked, so
+# dpkg-shlibdeps cannot see it): named by hand.
+case $depends in *libsecret-1-0*) ;; *) depends="$depends, libsecret-1-0 (>= 0.20)" ;; esac
 
 install -d -m 0755 "$stage/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)

@@ -70,10 +70,14 @@ public final class Keychain {
         let keys: ClassKeys
         if let record = try readRecord() {
             keys = try DeviceKey.open(record, directory: directory, root: root, policy: policy)
-            if record.version < DeviceRecord.formatVersion {
+            guard record.sealMatches(kek: keys.kek) else {
+                throw .corrupt(path: recordPath, reason: "its seal does not match under this keychain's keys (the file was changed)")
+            }
+            if record.version == 1 {
                 device = try migrateToClassKeys(keys)
                 return device
             }
+            if record.version < DeviceRecord.formatVersion { try sealRecord(keys) }
         } else {
             // Keys without a device record: never make a new device key over them.
             if FileSystem.exists(keysPath) {
@@ -82,13 +86,26 @@ public final class Keychain {
             guard create else { return nil }
             do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
             let (record, rootKey) = try DeviceKey.create(policy: policy, directory: directory, root: root)
-            let bytes = try record.encoded()
-            do { try FileSystem.writeAtomically(bytes, to: recordPath) } catch { throw .system(error) }
             keys = ClassKeys(record: record, rootKey: rootKey, protected: record.store == .secretService)
+            let bytes = try record.encoded(kek: keys.kek)
+            do { try FileSystem.writeAtomically(bytes, to: recordPath) } catch { throw .system(error) }
             DeviceKey.keepAfterFirstUnlockKeys(keys, policy: policy)
         }
         device = keys
         return keys
+    }
+
+    /// Rewrites a format-2 record sealed (format 3), under the lock; one
+    /// sealed meanwhile by another process is left as it is.
+    func sealRecord(_ keys: ClassKeys) throws(KeychainError) {
+        try withLock { () throws(KeychainError) in
+            guard let current = try readRecord(), current.version == 2, current == keys.record else { return }
+            var sealed = current
+            sealed.version = DeviceRecord.formatVersion
+            let bytes = try sealed.encoded(kek: keys.kek)
+            do throws(SystemError) { try FileSystem.writeAtomically(bytes, to: recordPath) } catch { throw .system(error) }
+            keys.record = sealed
+        }
     }
 
     /// Runs one public call: the keys it opened are dropped at its end, so

@@ -57,7 +57,7 @@ public enum KeychainBench {
         return 0
     }
 
-    static func rounded(_ x: Double, _ places: Int) -> String {
+    public static func rounded(_ x: Double, _ places: Int) -> String {
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
         let n = (x * scale).rounded()

@@ -29,7 +29,7 @@ extension Keychain {
             guard let current = try readRecord() else {
                 throw .keyStoreUnavailable("\(recordPath) disappeared while the keychain was being moved to format \(DeviceRecord.formatVersion)")
             }
-            if current.version >= DeviceRecord.formatVersion {
+            if current.version >= 2 {
                 return try DeviceKey.open(current, directory: directory, root: root, policy: policy)
             }
             for group in try storedGroups() {
@@ -40,7 +40,7 @@ extension Keychain {
             var upgraded = current
             upgraded.version = DeviceRecord.formatVersion
             upgraded.classChecks = keys.checkBoxes()
-            let bytes = try upgraded.encoded()
+            let bytes = try upgraded.encoded(kek: keys.kek)
             do throws(SystemError) { try FileSystem.writeAtomically(bytes, to: recordPath) } catch { throw .system(error) }
             keys.record = upgraded
             DeviceKey.keepAfterFirstUnlockKeys(keys, policy: policy)
@@ -148,7 +148,7 @@ extension Keychain {
             let record = DeviceRecord(deviceID: deviceID, store: .passphraseFile,
                                       keyCheck: Sodium.seal(DeviceKey.checkConstant, key: check, ad: DeviceKey.checkAD(deviceID)),
                                       classChecks: ClassKeys.checkBoxes(rootKey: key, deviceID: deviceID))
-            let bytes = try record.encoded()
+            let bytes = try record.encoded(kek: Sodium.deriveKey(key, id: 1, context: "kcAppKEK"))
             do throws(SystemError) { try FileSystem.writeAtomically(bytes, to: recordPath) } catch { throw .system(error) }
         }
         try unlock(password: passphrase)

@@ -1,82 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CSecret
 import AppHomeSystem
 import Keychain
-import Synchronization
 
 /// The user's Secret Service (gnome-keyring, KeePassXC…) through libsecret,
 /// as the keychain's ``SecretStore``, with the kernel's user keyring as its
 /// short-lived cache.
 ///
-/// The boundary with C is this target: `GError`s become
-/// `KeychainError.secretService(domain:code:message:)` here, by domain and
-/// code; callers never see GLib types. Only `main` makes one, and only when
-/// a session bus is set, so libsecret never autolaunches anything.
+/// The boundary with C is this target: libsecret is loaded on the first
+/// call that needs it (`CSecret` resolves it with dlopen, so a process that
+/// never asks the Secret Service never loads libsecret or GLib), and its
+/// `GError`s become `KeychainError.secretService(domain:code:message:)`
+/// here, by domain and code. Only `main` makes one, and only when a
+/// session bus is set, so libsecret never autolaunches anything.
 public struct LibSecretStore: SecretStore {
     public init() {}
 
     /// libsecret's synchronous calls share one default service object and
     /// are not safe to make from several threads at once: one at a time.
-    private static let serial = Mutex(())
+    private static let serial = SerialLock()
 
-    private static func makeSchema(_ name: String, attributes: [String]) -> UnsafeMutablePointer<SecretSchema> {
-        let table = apphome_schema_table_new()!
-        for a in attributes { apphome_schema_table_add_string(table, a) }
-        defer { g_hash_table_unref(table) }
-        return secret_schema_newv(name, SECRET_SCHEMA_NONE, table)
-    }
-
-    private static func makeTable(_ attributes: [String: String]) -> OpaquePointer {
-        let table = apphome_string_table_new()!
-        for (k, v) in attributes { apphome_string_table_insert(table, k, v) }
-        return table
-    }
-
-    private static func convert(_ error: UnsafeMutablePointer<GError>?) -> KeychainError {
-        guard let error else { return .secretService(domain: "unknown", code: 0, message: "unknown failure") }
-        defer { g_error_free(error) }
-        let domain = g_quark_to_string(error.pointee.domain).map { String(cString: $0) } ?? "unknown"
-        let message = error.pointee.message.map { String(cString: $0) } ?? ""
-        return .secretService(domain: domain, code: error.pointee.code, message: message)
-    }
-
-    /// Runs `body` under the store's lock with the schema and attribute
-    /// table libsecret wants for `attributes` (freed afterwards), and a
-    /// `GError` slot: the one place that builds and frees them.
-    private static func withQuery<T>(_ schema: String, _ attributes: [String: String],
-                                     _ body: (UnsafeMutablePointer<SecretSchema>, OpaquePointer, inout UnsafeMutablePointer<GError>?) throws(KeychainError) -> T) throws(KeychainError) -> T {
-        try serial.withLock { _ throws(KeychainError) in
-            let s = makeSchema(schema, attributes: Array(attributes.keys))
-            defer { secret_schema_unref(s) }
-            let table = makeTable(attributes)
-            defer { g_hash_table_unref(table) }
-            var error: UnsafeMutablePointer<GError>?
-            return try body(s, table, &error)
+    private static func convert(_ error: inout apphome_secret_error) -> KeychainError {
+        defer { apphome_secret_error_clear(&error) }
+        let domain = error.domain.map { String(cString: $0) } ?? "unknown"
+        let message = error.message.map { String(cString: $0) } ?? "unknown failure"
+        if domain == "dlopen" {
+            return .keyStoreUnavailable("libsecret cannot be loaded (\(message)); install libsecret-1-0, or set APPHOME_KEYCHAIN_KEY_STORE=file")
         }
+        return .secretService(domain: domain, code: Int32(error.code), message: message)
+    }
+
+    /// Runs `body` under the store's lock with the attributes as two C
+    /// string arrays and an error slot: the one place that builds them.
+    private static func withQuery<T>(_ attributes: [String: String],
+                                     _ body: (UnsafePointer<UnsafePointer<CChar>?>, UnsafePointer<UnsafePointer<CChar>?>, Int,
+                                              inout apphome_secret_error) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        let pairs = attributes.sorted { $0.key < $1.key }
+        let count = pairs.count
+        let keys = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: max(count, 1))
+        let values = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: max(count, 1))
+        for (i, pair) in pairs.enumerated() {
+            keys[i] = UnsafePointer(strdup(pair.key))
+            values[i] = UnsafePointer(strdup(pair.value))
+        }
+        defer {
+            for i in 0..<count { free(UnsafeMutablePointer(mutating: keys[i])); free(UnsafeMutablePointer(mutating: values[i])) }
+            keys.deallocate()
+            values.deallocate()
+        }
+        serial.lock()
+        defer { serial.unlock() }
+        var error = apphome_secret_error()
+        return try body(keys, values, count, &error)
     }
 
     /// Stores `secret` (text) under `attributes` in the default collection,
     /// replacing an item with the same attributes.
     public func store(schema: String, attributes: [String: String], label: String, secret: SecureBytes) throws(KeychainError) {
-        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
+        try Self.withQuery(attributes) { k, v, n, error throws(KeychainError) in
             // libsecret wants a NUL-terminated string: build it in secure memory.
             let text = SecureBytes(count: secret.count + 1) { t in
                 secret.withUnsafeBytes { s in if s.count > 0 { t.baseAddress!.copyMemory(from: s.baseAddress!, byteCount: s.count) } }
             }
             let ok = text.withUnsafeBytes { t in
-                secret_password_storev_sync(s, table, nil, label, t.baseAddress!.assumingMemoryBound(to: CChar.self), nil, &error)
+                apphome_secret_store(schema, k, v, n, label, t.baseAddress!.assumingMemoryBound(to: CChar.self), &error)
             }
-            if ok == 0 { throw Self.convert(error) }
+            if ok == 0 { throw Self.convert(&error) }
         }
     }
 
     /// The secret stored under `attributes`, or `nil` when there is none.
     public func lookup(schema: String, attributes: [String: String]) throws(KeychainError) -> SecureBytes? {
-        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
-            guard let found = secret_password_lookupv_nonpageable_sync(s, table, nil, &error) else {
-                if error != nil { throw Self.convert(error) }
+        try Self.withQuery(attributes) { k, v, n, error throws(KeychainError) -> SecureBytes? in
+            guard let found = apphome_secret_lookup(schema, k, v, n, &error) else {
+                if error.domain != nil { throw Self.convert(&error) }
                 return nil
             }
-            defer { secret_password_free(found) }
+            defer { apphome_secret_password_free(found) }
             return SecureBytes(copying: UnsafeRawBufferPointer(start: found, count: strlen(found)))
         }
     }
@@ -84,10 +86,10 @@ public struct LibSecretStore: SecretStore {
     /// Removes every item matching `attributes`; returns whether one was removed.
     @discardableResult
     public func clear(schema: String, attributes: [String: String]) throws(KeychainError) -> Bool {
-        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
-            let ok = secret_password_clearv_sync(s, table, nil, &error)
-            if ok == 0 && error != nil { throw Self.convert(error) }
-            return ok != 0
+        try Self.withQuery(attributes) { k, v, n, error throws(KeychainError) in
+            let r = apphome_secret_clear(schema, k, v, n, &error)
+            if r < 0 { throw Self.convert(&error) }
+            return r > 0
         }
     }
 
@@ -96,15 +98,15 @@ public struct LibSecretStore: SecretStore {
     /// The item's secret, or whether it is locked or missing, without
     /// prompting to unlock it.
     public func lookupState(schema: String, attributes: [String: String]) throws(KeychainError) -> SecretLookup {
-        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
-            var n = -1
-            let buffer = SecureBytes(count: 256) { n = apphome_secret_lookup_state(s, table, $0.baseAddress, $0.count, &error) }
-            switch n {
+        try Self.withQuery(attributes) { k, v, n, error throws(KeychainError) in
+            var r = -1
+            let buffer = SecureBytes(count: 256) { r = apphome_secret_lookup_state(schema, k, v, n, $0.baseAddress, $0.count, &error) }
+            switch r {
             case -1: return .missing
             case -2: return .locked
-            case -3: throw Self.convert(error)
+            case -3: throw Self.convert(&error)
             case -4: throw .keyStoreUnavailable("the Secret Service item is longer than a device key")
-            default: return .found(buffer.prefix(n))
+            default: return .found(buffer.prefix(r))
             }
         }
     }
@@ -121,18 +123,18 @@ public struct LibSecretStore: SecretStore {
     /// the service's prompt (and fails where there is no display).
     public func unlockCollection(schema: String, attributes: [String: String], password: SecureBytes?) throws(KeychainError) {
         guard let password else { return try setLocked(false, schema: schema, attributes: attributes) }
-        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
-            let r = password.withUnsafeBytes { apphome_secret_unlock_with_password(s, table, $0.baseAddress, $0.count, &error) }
+        try Self.withQuery(attributes) { k, v, n, error throws(KeychainError) in
+            let r = password.withUnsafeBytes { apphome_secret_unlock_with_password(schema, k, v, n, $0.baseAddress, $0.count, &error) }
             if r == -2 { throw .wrongPassphrase("the Secret Service refused the password of the collection holding the device key") }
-            if r < 0 { throw Self.convert(error) }
+            if r < 0 { throw Self.convert(&error) }
             if r == 0 { throw .keyStoreUnavailable("the Secret Service has no item for this keychain's device key") }
         }
     }
 
     private func setLocked(_ lock: Bool, schema: String, attributes: [String: String]) throws(KeychainError) {
-        try Self.withQuery(schema, attributes) { s, table, error throws(KeychainError) in
-            let r = apphome_secret_set_locked(s, table, lock ? 1 : 0, &error)
-            if r < 0 { throw Self.convert(error) }
+        try Self.withQuery(attributes) { k, v, n, error throws(KeychainError) in
+            let r = apphome_secret_set_locked(schema, k, v, n, lock ? 1 : 0, &error)
+            if r < 0 { throw Self.convert(&error) }
             if r == 0 {
                 throw lock ? .keyStoreUnavailable("the Secret Service has no item for this keychain's device key")
                            : .interactionNotAllowed("the Secret Service did not unlock the collection (its prompt was dismissed or cannot be shown; pipe the keyring password on standard input)")
@@ -171,6 +173,17 @@ public struct LibSecretStore: SecretStore {
         defer { store.forgetCached(name) }
         return store.cached(name)?.constantTimeEquals(probe) ?? false
     }
+}
+
+/// A plain mutex: libsecret's calls are made one at a time.
+private final class SerialLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
 }
 
 extension DeviceKeyPolicy {

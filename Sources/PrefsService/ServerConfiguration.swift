@@ -14,6 +14,11 @@ public struct ServerConfiguration: Sendable {
     /// A listening socket handed over by systemd (`LISTEN_FDS`), used
     /// instead of binding ``socketPath``.
     public var inheritedListener: Int32?
+    /// Where the credential socket is bound (systemd's `LoadCredential=`
+    /// protocol, docs/credentials.md), or `nil` for none:
+    /// `$XDG_RUNTIME_DIR/apphome/credentials.sock` for a user's prefsd,
+    /// `/run/apphome/credentials.sock` for a system instance.
+    public var credentialSocketPath: String?
     /// The largest frame payload accepted.
     public var maximumPayload: Int = Frame.defaultMaximumPayload
     /// Seconds a client may take to finish a frame it started.

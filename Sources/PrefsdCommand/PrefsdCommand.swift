@@ -7,8 +7,6 @@ import Containers
 import Keychain
 import KeychainSecretService
 import Preferences
-import KeychainSecretService
-import Keychain
 import PrefsProtocol
 import PrefsService
 import SettingsBundle
@@ -16,7 +14,7 @@ import SettingsBundle
 /// The `prefsd` command line: options, socket activation, then the service.
 public enum PrefsdCommand {
     static let help = """
-    usage: prefsd [--foreground] [--root <dir>] [--socket <path>]
+    usage: prefsd [--foreground] [--root <dir>] [--socket <path>] [--credential-socket <path>|none]
 
     The AppHome preferences service: one writer for every domain, cached
     reads, change notifications. `defaults` and `apphome` use it when its
@@ -29,11 +27,20 @@ public enum PrefsdCommand {
                        $XDG_DATA_HOME/apphome, else ~/.local/share/apphome)
       --socket <path>  the socket (default: $APPHOME_SOCKET, else
                        $XDG_RUNTIME_DIR/apphome/prefsd.sock)
+      --credential-socket <path>|none
+                       where to serve systemd credentials (LoadCredential=;
+                       default: credentials.sock beside the socket, so
+                       $XDG_RUNTIME_DIR/apphome/credentials.sock for a user and
+                       /run/apphome/credentials.sock for a system instance
+                       with --socket /run/apphome/prefsd.sock); none: no
+                       credential socket. See docs/credentials.md.
       -h, --help       print this help
 
     With systemd socket activation (LISTEN_PID, LISTEN_FDS) prefsd serves the
     socket it is given. SIGTERM or SIGINT stops it; every acknowledged write
-    is already on disk.
+    is already on disk. While it runs it keeps the keychain's open class
+    keys (its keybag), dropping the whenUnlocked ones the moment the Secret
+    Service collection locks.
 
     """
 
@@ -51,10 +58,11 @@ public enum PrefsdCommand {
     public static func run(_ arguments: [String], environment: Environment, console: Console) -> Int32 {
         do {
             var scanner = ArgumentScanner(arguments)
-            var root: String?, socket: String?
+            var root: String?, socket: String?, credentialSocket: String?
             let options: [ArgumentScanner.Option] = [.init("-h"), .init("--help"), .init("help"), .init("--foreground"),
                                                      .init("--root", .required("a value"), empty: "a value"),
-                                                     .init("--socket", .required("a value"), empty: "a value")]
+                                                     .init("--socket", .required("a value"), empty: "a value"),
+                                                     .init("--credential-socket", .required("a value"), empty: "a value")]
             for match in try scanner.allOptions(options, unexpected: { arg, _ in .usage("unknown argument \(arg)") }) {
                 switch match.name {
                 case "-h", "--help", "help":
@@ -62,6 +70,7 @@ public enum PrefsdCommand {
                     return 0
                 case "--root": root = match.value
                 case "--socket": socket = match.value
+                case "--credential-socket": credentialSocket = match.value
                 default: break
                 }
             }
@@ -79,7 +88,21 @@ public enum PrefsdCommand {
                 _ = text.withCString { write(2, $0, strlen($0)) }
             }
             configuration.maximumClients = 1000
+            if credentialSocket != "none" {
+                configuration.credentialSocketPath = credentialSocket ?? FileSystem.parentDirectory(socketPath) + "/credentials.sock"
+            }
             configuration.keyPolicy = DeviceKeyPolicy(configuration: parsed)
+            // The keybag: class keys stay open while prefsd runs; the
+            // whenUnlocked ones only while the Secret Service says unlocked.
+            let keybag = Keybag()
+            configuration.keyPolicy.keybag = keybag
+            if configuration.keyPolicy.secretStore != nil {
+                do throws(KeychainError) { try SecretServiceLockWatch.start(keybag: keybag) } catch {
+                    configuration.log("prefsd: warning: cannot watch the Secret Service for locks (\(error)); every keychain call asks it")
+                    configuration.keyPolicy.keybag = nil
+                }
+            }
+            raiseDescriptorLimit()
             let managed = ManagedPreferences(directory: parsed.managedDirectory) { message in
                 let text = "prefsd: warning: " + message + "\n"
                 _ = text.withCString { write(2, $0, strlen($0)) }
@@ -99,6 +122,15 @@ public enum PrefsdCommand {
         } catch {
             return CommandFailure.report(error, command: "prefsd", usage: help, to: console)
         }
+    }
+
+    /// Raises the soft limit on open descriptors to the hard one: 1,000
+    /// preference clients and the credential socket's connections fit.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// The listening socket systemd passed (fd 3), when `LISTEN_PID` is

@@ -81,6 +81,33 @@ enum HelpText {
         is, and whether afterFirstUnlock… items are open.
 
     """
+    static let addCredential = """
+    usage: security add-credential -u unit -c id [-s service -a account | -w [secret]]
+                                   [--accessibility CLASS] [-U]
+        Grants the systemd unit (foo.service) the credential id (LoadCredential=id:…):
+        prefsd's credential socket then serves it to that unit and no other. The
+        bytes are the login keychain's generic password -s service -a account, read
+        at each load, or a secret kept with the grant: all of standard input, byte
+        for byte (a final line end is kept: use printf %s), a prompt on a terminal,
+        or -w secret.
+        At most 1 MiB. CLASS is when the grant can be served (default
+        afterFirstUnlock: from the first unlock after boot). -U replaces a grant.
+        Grants are items of the login keychain (encrypted, like any item);
+        see docs/credentials.md.
+
+    """
+    static let listCredentials = """
+    usage: security list-credentials [-u unit]
+        Lists the grants: unit, credential id, class, and where the bytes come from
+        (secret, or item service=… account=…), one per line, tab-separated. Never
+        prints a secret.
+
+    """
+    static let deleteCredential = """
+    usage: security delete-credential -u unit -c id
+        Removes the grant; the unit gets nothing for that id any more.
+
+    """
     static let error = """
     usage: security error <OSStatus>
 
@@ -111,6 +138,9 @@ enum HelpText {
       lock-keychain              lock the keychain (its Secret Service collection, or passphrase session)
       unlock-keychain            unlock it (password on standard input, or the service's prompt)
       show-keychain-info         print locked or unlocked
+      add-credential             grant a systemd unit a credential (-u unit -c id; -s/-a item, or a secret)
+      list-credentials           list the grants prefsd's credential socket serves
+      delete-credential          remove a grant (-u unit -c id)
       error <OSStatus>           describe a status code
       help                       print this help
 

@@ -82,6 +82,18 @@ public struct SecurityCommand {
             let options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags,
                                                addSecret: spec.addsSecret, usage: spec.usage)
             let client: AppKeychain
+            if Self.credentialVerbs.contains(verb) {
+                // Grants live in the user's login keychain, which no app context reaches.
+                if let named = options.app ?? app ?? environment.configuration.bundleIdentifier {
+                    throw SecurityFailure.failure("\(verb) manages the user's login keychain; it does not run in an app's context (\(named))")
+                }
+                guard let root = root ?? environment.configuration.root else {
+                    throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
+                }
+                do throws(AppKeychainError) { client = try AppKeychain(loginAt: root, configuration: environment.configuration, now: now) } catch {
+                    throw SecurityFailure.failure(error.description)
+                }
+            } else {
             do throws(AppKeychainError) {
                 client = try AppKeychain(app: options.app ?? app, root: root, configuration: environment.configuration, now: now)
             } catch .noRoot {
@@ -96,6 +108,7 @@ public struct SecurityCommand {
                 }
             } catch {
                 throw SecurityFailure.failure(error.description)
+            }
             }
             let command = SecurityCommand(keychain: client.access, context: client.context, accessGroup: accessGroup, console: console, prompter: prompter,
                                           environment: environment, usage: spec.usage)
@@ -136,6 +149,9 @@ public struct SecurityCommand {
         "unlock-keychain": Verb(usage: HelpText.unlock, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
         "create-keychain": Verb(usage: HelpText.create, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
         "show-keychain-info": Verb(usage: HelpText.info, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
+        "add-credential": Verb(usage: HelpText.addCredential, values: ["u", "c", "s", "a"], flags: ["U"], addsSecret: true, perform: { c in { try c.addCredential($0) } }),
+        "list-credentials": Verb(usage: HelpText.listCredentials, values: ["u"], flags: [], addsSecret: false, perform: { c in { try c.listCredentials($0) } }),
+        "delete-credential": Verb(usage: HelpText.deleteCredential, values: ["u", "c"], flags: [], addsSecret: false, perform: { c in { try c.deleteCredential($0) } }),
         "error": Verb(usage: HelpText.error, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
     ]
 }

@@ -44,4 +44,28 @@ struct SecurityThroughPrefsdTests {
         let stopped = try daemon.stop()
         #expect(!stopped.stderr.contains("centipede"))
     }
+
+    /// libsecret and GLib are loaded only on the path that talks to the
+    /// Secret Service: not when prefsd answers (a bus set or not), not with
+    /// a key file (the dynamic loader's own report, LD_DEBUG=libs).
+    @Test func securityLoadsNeitherLibsecretNorGLibWhenPrefsdAnswersOrTheKeyIsInAFile() throws {
+        let t = try TempRoot()
+        let v1 = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path
+        let install = try Subprocess.run(try TestDaemon.binary("apphome"), ["--root", t.root.path, "install", v1],
+                                         environment: t.environment(), ioDirectory: t.io)
+        try #require(install.status == 0, "\(install)")
+        let daemon = try TestDaemon(t)
+        var bus: [String: String] = [:]
+        if let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] { bus["DBUS_SESSION_BUS_ADDRESS"] = address }
+        #expect(try security(t, ["add-generic-password", "-s", "bugs", "-a", "ray"], env: daemon.environment, stdin: "centipede\n").status == 0)
+        for env in [daemon.environment.merging(bus) { $1 }, ["APPHOME_PREFSD": "off"]] {
+            let found = try security(t, ["find-generic-password", "-s", "bugs", "-w"], env: env.merging(["LD_DEBUG": "libs"]) { $1 })
+            #expect(found.status == 0 && found.stdout == "centipede\n", "\(found.stdout)")
+            #expect(found.stderr.contains("calling init"), "LD_DEBUG=libs reported nothing")
+            for library in ["libsecret-1.so", "libglib-2.0.so", "libgio-2.0.so", "libgobject-2.0.so"] {
+                #expect(!found.stderr.contains(library), "\(library) was loaded (\(env))")
+            }
+        }
+        _ = try daemon.stop()
+    }
 }

@@ -4,7 +4,8 @@ import Testing
 import PropertyList
 
 /// A keychain written by the format-1 writer (before class keys) opens, and
-/// moves to format 2 on its first use with the device key.
+/// moves to class keys (format 2) and a sealed record (format 3) on its
+/// first use with the device key.
 @Suite struct MigrationTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/format1").path
     static let files = ["device.plist", "device.key", "keys.plist", "com.example.A.keychain"]
@@ -22,8 +23,7 @@ import PropertyList
     }
 
     func version(_ s: KeychainScratch, _ name: String) throws -> PlistValue? {
-        let bytes = try #require(s.bytes(s.keychains + "/" + name))
-        return try PlistCodec.decode(bytes).dictionaryValue?["FormatVersion"]
+        try recordField(s, name, "FormatVersion")
     }
 
     @Test func aFormatOneKeychainOpensAndMovesToClassKeys() throws {
@@ -34,11 +34,9 @@ import PropertyList
         #expect(text(found[0].data) == "pw-format1")
         #expect(found[0].attributes?.label == "Format 1")
         #expect(found[0].attributes?.accessibility == .whenUnlocked)
-        #expect(try version(s, "device.plist") == .integer(2))
+        #expect(try version(s, "device.plist") == .integer(3))
         #expect(try version(s, "com.example.A.keychain") == .integer(2))
-        let recordBytes = try #require(s.bytes(s.keychains + "/device.plist"))
-        let record = try PlistCodec.decode(recordBytes).dictionaryValue
-        #expect(record?["ClassKeyChecks"]?.dictionaryValue?.keys.sorted() == ["ck", "cku", "kek"])
+        #expect(try recordField(s, "device.plist", "ClassKeyChecks")?.dictionaryValue?.keys.sorted() == ["ck", "cku", "kek"])
         // The moved keychain reads and takes writes of every class as before.
         var web = ItemQuery(itemClass: .internetPassword)
         web.server = "example.com"; web.returnData = true
@@ -70,7 +68,7 @@ import PropertyList
         #expect(status { () throws(KeychainError) in _ = try keychain.copyMatching(query(account: "alice"), context: app) } == -25308)
         #expect(s.files().map { s.bytes(s.keychains + "/" + $0) } == before)
         try keychain.unlock(password: secret("password"))
-        #expect(try version(s, "device.plist") == .integer(2))
+        #expect(try version(s, "device.plist") == .integer(3))
         try store.lockCollection(schema: DeviceKey.schema, attributes: [:])
         // Moved, and the first unlock put the after-first-unlock keys in the kernel (here: the store's cache).
         try keychain.add(generic("bob", "svc", accessibility: .afterFirstUnlock), data: secret("bg"), context: app)

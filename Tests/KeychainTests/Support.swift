@@ -90,3 +90,11 @@ func query(_ cls: ItemClass = .genericPassword, account: String? = nil, service:
 func status(_ body: () throws(KeychainError) -> Void) -> Int32 {
     do { try body(); return 0 } catch { return error.status }
 }
+
+/// A field of a keychain file's property list; device.plist's body is read
+/// past its sealed header (format 3) or as it is (formats 1 and 2).
+func recordField(_ s: KeychainScratch, _ name: String, _ key: PlistKey) throws -> PlistValue? {
+    var bytes = try #require(s.bytes(s.keychains + "/" + name))
+    if bytes.starts(with: Array("AHKDEV".utf8)) { bytes = Array(bytes[72...]) }
+    return try PlistCodec.decode(bytes).dictionaryValue?[key]
+}

@@ -45,7 +45,11 @@ struct LockedKeyringTests {
         let environment: [String: String]
         let socket: String
 
-        init(daemon: Bool) throws {
+        /// prefsd's keybag, watching the real Secret Service (with `keybag`).
+        var keybag: Keybag?
+        var credentials: String { scratch.path + "/run/credentials.sock" }
+
+        init(daemon: Bool, keybag withKeybag: Bool = false) throws {
             scratch = SecurityScratch()
             try scratch.install("com.example.A")
             socket = scratch.path + "/run/prefsd.sock"
@@ -56,6 +60,14 @@ struct LockedKeyringTests {
                 var configuration = ServerConfiguration(root: scratch.root, socketPath: socket, ownerUID: getuid(), log: { _ in })
                 configuration.keyPolicy = DeviceKeyPolicy(configuration: Configuration(variable: { keyEnvironment[$0] }))
                 configuration.keychainClock = { PlistDate(secondsSince1970: 1_800_000_000) }
+                if withKeybag {
+                    // As prefsd's main does.
+                    let keybag = Keybag()
+                    try SecretServiceLockWatch.start(keybag: keybag)
+                    configuration.keyPolicy.keybag = keybag
+                    configuration.credentialSocketPath = scratch.path + "/run/credentials.sock"
+                    self.keybag = keybag
+                }
                 service = try InProcessService(configuration: configuration)
                 environment = keyEnvironment.merging(["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket]) { $1 }
             } else {
@@ -116,6 +128,35 @@ struct LockedKeyringTests {
         #expect(s.readable() == Self.classes)
     }
 
+    /// prefsd's keybag with the real gnome-keyring: the root key is held
+    /// while the collection is unlocked and dropped the moment it locks (the
+    /// watcher sees PropertiesChanged Locked=true); a whenUnlocked grant then
+    /// arrives empty on the credential socket, an afterFirstUnlock one still arrives.
+    @Test func theKeybagDropsTheWhenUnlockedKeysTheMomentTheCollectionLocks() throws {
+        let s = try Setup(daemon: true, keybag: true)
+        defer { s.unlock() }
+        let keybag = try #require(s.keybag)
+        s.addOneOfEach()
+        for (id, c) in [("now", "whenUnlocked"), ("boot", "afterFirstUnlock")] {
+            let r = s.scratch.run(["add-credential", "-u", "locked.service", "-c", id, "--accessibility", c], stdin: "grant-\(id)",
+                                  app: nil, extra: s.environment)
+            #expect(r.status == 0, "\(r)")
+        }
+        #expect(s.readable() == Self.classes)
+        #expect(keybag.holdsRootKey)
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == Array("grant-now".utf8))
+        try lockLoginCollectionOverDBus()
+        var waited = 0
+        while keybag.holdsRootKey && waited < 300 { usleep(10_000); waited += 1 }
+        #expect(!keybag.holdsRootKey, "the keybag kept the root key after the collection locked")
+        #expect(s.readable() == Self.openAfterFirstUnlock)
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == [])
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "boot") == Array("grant-boot".utf8))
+        s.unlock()
+        #expect(s.readable() == Self.classes)
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == Array("grant-now".utf8))
+    }
+
     @Test func securityLockKeychainLocksTheCollectionAndAWrongPasswordIsRefused() throws {
         let s = try Setup(daemon: false)
         defer { s.unlock() }
@@ -164,5 +205,32 @@ struct LockedKeyringTests {
         s.unlock()
         try lockLoginCollectionOverDBus()
         #expect(s.readable() == Self.openAfterFirstUnlock)
+    }
+}
+
+/// One credential load as systemd makes it: bind `\0<random>/unit/<unit>/<id>`,
+/// connect, half-close, read to the end.
+func loadCredential(_ socketPath: String, unit: String, id: String) throws -> [UInt8] {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    func address(_ bytes: [UInt8]) -> (sockaddr_un, socklen_t) {
+        var a = sockaddr_un()
+        a.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &a.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        return (a, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count))
+    }
+    var (local, localLength) = address([0] + Array("\(UInt32.random(in: 1...UInt32.max))/unit/\(unit)/\(id)".utf8))
+    var (remote, remoteLength) = address(Array(socketPath.utf8) + [0])
+    try #require(withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, localLength) } } == 0)
+    try #require(withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, remoteLength) } } == 0)
+    shutdown(fd, Int32(SHUT_WR))
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { out += buffer[0..<n]; continue }
+        if n < 0 && errno == EINTR { continue }
+        return out
     }
 }

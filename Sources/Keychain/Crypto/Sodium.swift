@@ -93,6 +93,19 @@ enum Sodium {
         return sub
     }
 
+    /// An unkeyed BLAKE2b-256 of `data` (a digest against changed bytes, not a seal).
+    static func hash(_ data: [UInt8]) -> [UInt8] {
+        ensureInitialized()
+        var out = [UInt8](repeating: 0, count: 32)
+        out.withUnsafeMutableBytes { o in
+            data.withUnsafeBytes { d in
+                _ = crypto_generichash(o.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                                       d.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(d.count), nil, 0)
+            }
+        }
+        return out
+    }
+
     /// A keyed BLAKE2b-256 of `data`.
     static func keyedHash(_ data: [UInt8], key: SecureBytes) -> [UInt8] {
         ensureInitialized()

@@ -29,6 +29,11 @@ public struct DeviceKeyPolicy: Sendable {
     /// keyring once the device root key was had (``KernelKeyLifetime``).
     public var kernelKeys: KernelKeyLifetime
 
+    /// The keybag of a long-running process (prefsd): class keys kept open
+    /// between calls, so calls need no Secret Service round trip each.
+    /// `nil` (a command): every call asks the store.
+    public var keybag: Keybag?
+
     /// How long the after-first-unlock keys stay in the kernel's user keyring.
     public enum KernelKeyLifetime: Sendable, Equatable {
         /// Not kept: `afterFirstUnlock…` items close with the store.
@@ -66,28 +71,61 @@ public struct DeviceKeyPolicy: Sendable {
 }
 
 /// `<root>/Keychains/device.plist`: which store holds the device root key,
-/// the device id, a key-check value sealed under the key and (format 2) the
-/// check values of the keys kept in the kernel after the first unlock.
+/// the device id, a key-check value sealed under the key and (format 2 on)
+/// the check values of the keys kept in the kernel after the first unlock.
+///
+/// Format 3 is sealed whole (Schemas/keychain-device-record.md):
+/// `"AHKDEV03"` ‖ digest (32) ‖ seal (32) ‖ body, the body a binary
+/// property list. The digest is an unkeyed BLAKE2b-256 of magic ‖ body, so
+/// any changed byte is refused before a key is asked for; the seal is a
+/// BLAKE2b-256 keyed by a key derived from the key-encryption key, checked
+/// once the keys are open, so the record cannot be rewritten without them.
+/// Formats 1 and 2 (a bare binary property list) are read, then sealed at
+/// their first open.
 struct DeviceRecord: Equatable {
-    static let formatVersion = 2
+    static let formatVersion = 3
+    static let magicPrefix: [UInt8] = Array("AHKDEV".utf8)
+    static let magic: [UInt8] = Array("AHKDEV03".utf8)
     var deviceID: String
     var store: DeviceKeyStoreKind
     var keyCheck: [UInt8]
-    /// 1 for a keychain not yet moved to class keys.
+    /// 1 for a keychain not yet moved to class keys, 2 for one not yet sealed.
     var version: Int = DeviceRecord.formatVersion
-    /// Format 2: check boxes of the key-encryption key and the
+    /// Format 2 on: check boxes of the key-encryption key and the
     /// after-first-unlock class keys, by name (`kek`, `ck`, `cku`).
     var classChecks: [String: [UInt8]] = [:]
+    /// Format 3, as read: the bytes the seal covers and the seal, checked by
+    /// ``verifySeal(kek:path:)`` once the keys are open.
+    var sealed: (covered: [UInt8], seal: [UInt8])?
 
-    func encoded() throws(KeychainError) -> [UInt8] {
+    static func == (a: DeviceRecord, b: DeviceRecord) -> Bool {
+        a.deviceID == b.deviceID && a.store == b.store && a.keyCheck == b.keyCheck && a.version == b.version && a.classChecks == b.classChecks
+    }
+
+    /// The key the seal is made with: from the KEK, which every way of
+    /// opening the keychain yields (the DRK, the kernel bundle, a session).
+    static func sealKey(kek: SecureBytes) -> SecureBytes { Sodium.deriveKey(kek, id: 3, context: "kcRecord") }
+
+    /// The sealed format-3 file for this record.
+    func encoded(kek: SecureBytes) throws(KeychainError) -> [UInt8] {
         var d: [PlistKey: PlistValue] = [
-            "FormatVersion": .integer(Int128(version)),
+            "FormatVersion": .integer(Int128(Self.formatVersion)),
             "DeviceID": .string(deviceID),
             "RootKeyStore": .string(store.rawValue),
             "KeyCheck": .data(keyCheck),
         ]
-        if version >= 2 { d["ClassKeyChecks"] = .dictionary(Dictionary(stringKeys: classChecks.mapValues { .data($0) })) }
-        return try KeychainError.binaryPlist(d)
+        d["ClassKeyChecks"] = .dictionary(Dictionary(stringKeys: classChecks.mapValues { .data($0) }))
+        let covered = Self.magic + (try KeychainError.binaryPlist(d))
+        let digest = Sodium.hash(covered)
+        let seal = Sodium.keyedHash(covered, key: Self.sealKey(kek: kek))
+        return Self.magic + digest + seal + covered[Self.magic.count...]
+    }
+
+    /// Whether the seal read with the record matches under `kek` (always
+    /// true for formats 1 and 2, which carry none).
+    func sealMatches(kek: SecureBytes) -> Bool {
+        guard let sealed else { return version < 3 }
+        return Sodium.equal(Sodium.keyedHash(sealed.covered, key: Self.sealKey(kek: kek)), sealed.seal)
     }
 
     init(deviceID: String, store: DeviceKeyStoreKind, keyCheck: [UInt8], version: Int = DeviceRecord.formatVersion, classChecks: [String: [UInt8]] = [:]) {
@@ -97,17 +135,37 @@ struct DeviceRecord: Equatable {
 
     init(decoding bytes: [UInt8], path: String) throws(KeychainError) {
         func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
-        guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("not a property list dictionary") }
+        var body = bytes[...]
+        var sealed: (covered: [UInt8], seal: [UInt8])?
+        if bytes.starts(with: Self.magicPrefix) {
+            guard bytes.count >= 8 + 64 else { throw corrupt("it is shorter than its header (truncated?)") }
+            guard bytes.starts(with: Self.magic) else {
+                if let n = Int(String(decoding: bytes[6..<8], as: UTF8.self)), n > Self.formatVersion {
+                    throw .versionTooNew(path: path, found: n, supported: Self.formatVersion)
+                }
+                throw corrupt("its format marker is not valid")
+            }
+            let digest = Array(bytes[8..<40])
+            let seal = Array(bytes[40..<72])
+            let covered = Self.magic + bytes[72...]
+            guard Sodium.equal(Sodium.hash(covered), digest) else { throw corrupt("its contents do not match its digest (the file was changed)") }
+            sealed = (covered, seal)
+            body = bytes[72...]
+        } else if !bytes.starts(with: Array("bplist00".utf8)) {
+            throw corrupt("it is not a keychain device record")
+        }
+        guard let top = (try? PlistCodec.decode(Array(body)))?.dictionaryValue else { throw corrupt("not a property list dictionary") }
         guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
         if v > Int128(Self.formatVersion) { throw .versionTooNew(path: path, found: Int(clamping: v), supported: Self.formatVersion) }
-        guard v == 1 || v == 2 else { throw corrupt("FormatVersion \(v) is not valid") }
+        // A sealed file holds format 3 only; a bare property list, 1 or 2.
+        guard sealed == nil ? (v == 1 || v == 2) : v == 3 else { throw corrupt("FormatVersion \(v) is not valid") }
         guard case .string(let id)? = top["DeviceID"], id.utf8.count == 36 else { throw corrupt("DeviceID is missing") }
         guard case .string(let s)? = top["RootKeyStore"], let store = DeviceKeyStoreKind(rawValue: s) else {
             throw corrupt("RootKeyStore is missing or unknown")
         }
         guard case .data(let check)? = top["KeyCheck"] else { throw corrupt("KeyCheck is missing") }
         var checks: [String: [UInt8]] = [:]
-        if v == 2 {
+        if v >= 2 {
             guard case .dictionary(let d)? = top["ClassKeyChecks"] else { throw corrupt("ClassKeyChecks is missing") }
             for name in ClassKeys.cachedNames {
                 guard case .data(let box)? = d[name] else { throw corrupt("ClassKeyChecks has no '\(name)'") }
@@ -115,6 +173,7 @@ struct DeviceRecord: Equatable {
             }
         }
         self.init(deviceID: id, store: store, keyCheck: check, version: Int(v), classChecks: checks)
+        self.sealed = sealed
     }
 }
 
@@ -176,14 +235,27 @@ public enum DeviceKey {
                 throw .keyStoreUnavailable("the keychain records its key in the Secret Service, which cannot be reached (no session bus)")
             }
             let attributes = serviceAttributes(root: root, deviceID: record.deviceID)
+            let keybag = policy.keybag
             let fetch = { (why: String) throws(KeychainError) -> SecureBytes in
-                try fetchFromService(service, attributes: attributes, record: record, lockedReason: why)
+                // The watcher saw the collection lock: no round trip to learn it again.
+                if let keybag, keybag.storeIsLocked { throw .interactionNotAllowed(why) }
+                let generation = keybag?.generation ?? 0
+                let key: SecureBytes
+                do throws(KeychainError) { key = try fetchFromService(service, attributes: attributes, record: record, lockedReason: why) } catch {
+                    if case .interactionNotAllowed = error { keybag?.storeAnsweredLocked() }
+                    throw error
+                }
+                keybag?.remember(record: record, rootKey: key, generation: generation)
+                return key
+            }
+            let lockedNow = "the keychain is locked: the Secret Service collection holding its device key is locked"
+            if record.version >= 2, let keys = keybag?.keys(for: record, loadRoot: { () throws(KeychainError) -> SecureBytes in try fetch(lockedNow) }) {
+                return keys
             }
             let cacheKey = cacheName(record.deviceID)
             if record.version >= 2 && policy.kernelKeys != .off, let bundle = policy.keyCache?.cached(cacheKey),
-               let keys = ClassKeys(record: record, bundle: bundle, loadRoot: { () throws(KeychainError) -> SecureBytes in
-                   try fetch("the keychain is locked: the Secret Service collection holding its device key is locked")
-               }) {
+               let keys = ClassKeys(record: record, bundle: bundle, loadRoot: { () throws(KeychainError) -> SecureBytes in try fetch(lockedNow) }) {
+                keybag?.remember(record: record, bundle: bundle)
                 return keys
             }
             let key = try fetch("the keychain has not been unlocked since the system started: the Secret Service collection holding its device key is locked")

@@ -31,6 +31,8 @@ public final class PrefsServer {
     var subscriptions = SubscriptionTable()
     var writes = WriteQueue()
     let jobs: JobRunner
+    /// The credential socket, served on a thread of its own.
+    private let credentials: CredentialServer?
     let started = UnixSocket.now()
     var counters = (reads: 0, writes: 0, commits: 0, notifications: 0)
     private var stopping = false
@@ -43,6 +45,21 @@ public final class PrefsServer {
         self.configuration = configuration
         self.cache = DomainCache(root: configuration.root)
         self.managedWatch = configuration.managed.map(ManagedWatch.init)
+        // The credential socket is bound first, so that it is there (and its
+        // directory settled) once the preference socket answers; a live prefsd
+        // on the preference socket is still the error reported.
+        if let path = configuration.credentialSocketPath {
+            if configuration.inheritedListener == nil, FileSystem.exists(configuration.socketPath),
+               let fd = try? UnixSocket.connect(to: configuration.socketPath, timeout: 1) {
+                close(fd)
+                throw .alreadyRunning(configuration.socketPath)
+            }
+            credentials = try CredentialServer(settings: .init(path: path, root: configuration.root, ownerUID: configuration.ownerUID,
+                                                               policy: configuration.keyPolicy, clock: configuration.keychainClock,
+                                                               log: configuration.log))
+        } else {
+            credentials = nil
+        }
         if let fd = configuration.inheritedListener {
             listener = fd
             do { try UnixSocket.setNonBlocking(fd, path: configuration.socketPath) } catch { throw .system(error) }
@@ -77,9 +94,15 @@ public final class PrefsServer {
             signalSources.append(source)
         }
         configuration.log("prefsd: serving \(configuration.root) on \(configuration.socketPath)")
+        if let credentials {
+            do throws(ServiceError) { try credentials.start() } catch {
+                configuration.log("prefsd: the credential socket cannot be served: \(error)")
+            }
+        }
         cache.watchRegistry()
         refreshManaged(changed: true)
         while !stopping { turn() }
+        credentials?.stop()
         for s in signalSources { s.cancel() }
         for id in Array(clients.keys) { dropClient(id) }
         if ownsSocketPath { unlink(configuration.socketPath) }
