@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "security", targets: ["security"]),
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "git-credential-apphome", targets: ["git-credential-apphome"]),
+        .executable(name: "apphome-secretd", targets: ["apphome-secretd"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
@@ -64,6 +65,13 @@ let package = Package(
         // git's credential helper on the login keychain: the protocol in GitCredential, a thin main.
         .target(name: "GitCredential", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainClient"]),
         .executableTarget(name: "git-credential-apphome", dependencies: ["AppHomeSystem", "CommandSupport", "GitCredential", "Keychain", "KeychainSecretService"],
+                          linkerSettings: staticStdlibInRelease),
+        // The Secret Service provider: GLib's GDBus for the bus, libgcrypt for the dh session (the
+        // library libsecret itself uses); the login keychain behind it.
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CGcrypt", providers: [.apt(["libgcrypt20-dev"])]),
+        .target(name: "SecretServiceProvider", dependencies: ["AppHomeSystem", "CGio", "CGcrypt", "CommandSupport", "Keychain", "KeychainSecretService", "PropertyList"]),
+        .executableTarget(name: "apphome-secretd", dependencies: ["AppHomeSystem", "CommandSupport", "SecretServiceProvider"],
                           linkerSettings: staticStdlibInRelease),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
