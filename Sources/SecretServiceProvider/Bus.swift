@@ -7,8 +7,10 @@ extension Provider {
     private static func this(_ ud: gpointer?) -> Provider { Unmanaged<Provider>.fromOpaque(ud!).takeUnretainedValue() }
     private static func str(_ p: UnsafePointer<gchar>?) -> String { p.map { String(cString: $0) } ?? "" }
     private static func fullPath(_ root: UnsafePointer<gchar>?, _ node: UnsafePointer<gchar>?) -> String {
+        // GDBus (2.74) passes a child's call with the child's own path as
+        // `object_path` in some calls, the subtree's root in others.
         let r = str(root)
-        guard let node else { return r }
+        guard let node, Provider.subtreeRoots.contains(r) else { return r }
         return r + "/" + String(cString: node)
     }
 
