@@ -60,8 +60,16 @@ static inline int apphome_dh_exchange(const unsigned char *peer, size_t peer_len
     if (gcry_mpi_print(GCRYMPI_FMT_USG, our_public, 128, our_length, pub) != 0) goto done;
     k = gcry_mpi_snew(1024);
     gcry_mpi_powm(k, y, x, p);
-    // The shared secret as libsecret writes it: big-endian, no leading zeros.
-    if (gcry_mpi_aprint(GCRYMPI_FMT_USG, &secret, &n_secret, k) != 0) goto done;
+    // The shared secret as libsecret (0.20 and later) and secretstorage write
+    // it: big-endian, padded with leading zeros to the prime's 128 bytes.
+    secret = gcry_malloc_secure(128);
+    if (secret == NULL) goto done;
+    n_secret = 128;
+    {
+        size_t n = 0;
+        if (gcry_mpi_print(GCRYMPI_FMT_USG, secret, 128, &n, k) != 0 || n > 128) goto done;
+        if (n < 128) { memmove(secret + (128 - n), secret, n); memset(secret, 0, 128 - n); }
+    }
     {
         unsigned char zeros[32] = {0}, prk[32], t1[32], one = 1;
         if (apphome_hmac_sha256(zeros, sizeof zeros, secret, n_secret, prk) != 0) goto wipe;

@@ -85,8 +85,18 @@ public enum SecretServiceMapping {
     public static func matches(_ a: ItemAttributes, _ query: [PlistKey: String]) -> Bool {
         if query.isEmpty { return true }
         let m = attributeMap(of: a)
-        for (k, v) in query where m[k] != v { return false }
+        for (k, v) in query where m[k] != v {
+            // An item made without the Secret Service has no schema of its
+            // own: it answers to its class's (git's helper searches with one).
+            if k == "xdg:schema", a.secretServiceAttributes == nil, impliedSchemas(of: a).contains(v) { continue }
+            return false
+        }
         return true
+    }
+
+    /// The schemas an item made without the Secret Service answers to.
+    public static func impliedSchemas(of a: ItemAttributes) -> Set<String> {
+        a.itemClass == .internetPassword ? networkSchemas : ["org.freedesktop.Secret.Generic"]
     }
 
     /// A protocol name as a four-character code: `https` is `htps` (as
