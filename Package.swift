@@ -101,7 +101,7 @@ let package = Package(
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome", "apphome-secretd"]),
     ],
     swiftLanguageModes: [.v6]
 )

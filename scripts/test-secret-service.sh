@@ -21,6 +21,7 @@ check() { # check NAME EXPECTED ACTUAL
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/apphome-ss.XXXXXX")
 export APPHOME_ROOT="$tmp/root" APPHOME_PREFSD=off APPHOME_KEYCHAIN_KEY_CACHE=600 HOME="$tmp"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0
 mkdir -m 700 "$APPHOME_ROOT"
 sec() { "$BIN/security" "$@"; }
 
@@ -35,6 +36,15 @@ fi
 # No keychain: the provider refuses and says how.
 out=$("$BIN/apphome-secretd" 2>&1); rc=$?
 case "$out" in *"security create-keychain"*) [ $rc -ne 0 ] && ok "refuses without a keychain" || fail "rc $rc";; *) fail "no-keychain message: $out";; esac
+
+# A keychain whose device key is in the Secret Service: refused, and says how.
+mkdir -p "$tmp/ssroot/Keychains"
+python3 -c '
+import plistlib, sys
+plistlib.dump({"FormatVersion": 1, "DeviceID": "0" * 36, "RootKeyStore": "secret-service", "KeyCheck": b"x"},
+              open(sys.argv[1], "wb"), fmt=plistlib.FMT_BINARY)' "$tmp/ssroot/Keychains/device.plist"
+out=$("$BIN/apphome-secretd" --root "$tmp/ssroot" 2>&1); rc=$?
+case "$out" in *"keeps its device key in the Secret Service"*"passphrase key file"*) [ $rc -ne 0 ] && ok "refuses a keychain keyed in the Secret Service" || fail "rc $rc";; *) fail "secret-service keychain: $out";; esac
 
 printf 'pass phrase\n' | sec create-keychain || fail "create-keychain"
 "$BIN/apphome-secretd" 2>"$tmp/secretd.log" &
@@ -120,7 +130,7 @@ EOF
     printf 'kr-pass\n' | kr set kr-svc kr-user || fail "keyring set"
     check "keyring get" "kr-pass" "$(kr get kr-svc kr-user)"
     check "keyring item seen by security" "kr-pass" "$(sec find-generic-password -s kr-svc -a kr-user -w)"
-    sec add-generic-password -s sec-svc -a sec-user -w sec-pass
+    printf 'sec-pass\n' | sec add-generic-password -s sec-svc -a sec-user
     check "security item seen by keyring" "sec-pass" "$(kr get sec-svc sec-user)"
     kr del kr-svc kr-user || fail "keyring del"
     sec find-generic-password -s kr-svc -a kr-user >/dev/null 2>&1 && fail "keyring del left the item" || ok "keyring del"
@@ -134,7 +144,7 @@ printf 'protocol=https\nhost=git.example.com\nusername=bob\npassword=bob-pass\n\
 check "git item seen by security" "bob-pass" "$(sec find-internet-password -s git.example.com -a bob -r htps -w)"
 out=$(printf 'protocol=https\nhost=git.example.com\n\n' | GIT_TERMINAL_PROMPT=0 g fill 2>&1)
 case "$out" in *"username=bob"*"password=bob-pass"*) ok "git credential fill";; *) fail "git fill: $out";; esac
-sec add-internet-password -s forge.example.org -a alice -r htps -w alice-pass
+printf 'alice-pass\n' | sec add-internet-password -s forge.example.org -a alice -r htps
 out=$(printf 'protocol=https\nhost=forge.example.org\n\n' | GIT_TERMINAL_PROMPT=0 g fill 2>&1)
 case "$out" in *"username=alice"*"password=alice-pass"*) ok "security internet password seen by git";; *) fail "git fill of security's item: $out";; esac
 printf 'protocol=https\nhost=git.example.com\nusername=bob\npassword=bob-pass\n\n' | g reject
