@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AppHomeSystem
 import CGio
 import Keychain
@@ -90,6 +93,10 @@ final class Provider {
     let interfaces: [String: UnsafeMutablePointer<GDBusInterfaceInfo>]
     /// Work to do once the current call is answered (signals, a prompt's end).
     var afterReply: [() -> Void] = []
+    /// The login group's items as last read, with the file's identity then
+    /// (inode, modification time, size): read again only when the file was
+    /// replaced (every write replaces it: `security`, prefsd, this process).
+    var loginCache: (stamp: [Int], items: [IdentifiedItem])?
 
     init(connection: OpaquePointer, keychain: Keychain, limits: ProviderLimits, now: @escaping () -> PlistDate) throws(DBusFailure) {
         self.connection = connection
@@ -156,8 +163,7 @@ final class Provider {
     func items(_ c: Collection) -> [(node: String, attributes: ItemAttributes)] {
         switch c {
         case .login:
-            let list = (try? keychain.identifiedItems(in: group)) ?? []
-            return list.map { (Hex.encode($0.id), $0.attributes) }
+            return ((try? loginItems()) ?? []).map { (Hex.encode($0.id), $0.attributes) }
         case .session:
             return memoryOrder.map { (String($0), memory[$0]!.attributes) }
         }
@@ -168,13 +174,24 @@ final class Provider {
         case .login:
             guard node.utf8.count == 32, let id = Hex.decode(node) else { throw .noSuchObject("no such item") }
             let list: [IdentifiedItem]
-            do { list = try keychain.identifiedItems(in: group) } catch { throw DBusFailure(error) }
+            do { list = try loginItems() } catch { throw DBusFailure(error) }
             guard let found = list.first(where: { $0.id == id }) else { throw .noSuchObject("no such item") }
             return found.attributes
         case .session:
             guard let n = Int(node), let m = memory[n] else { throw .noSuchObject("no such item") }
             return m.attributes
         }
+    }
+
+    /// The login group's items, from the cache while the file is the same.
+    func loginItems() throws(KeychainError) -> [IdentifiedItem] {
+        var st = stat()
+        guard stat(keychain.groupFilePath(group), &st) == 0 else { loginCache = nil; return [] }
+        let stamp = [Int(st.st_ino), st.st_mtim.tv_sec, st.st_mtim.tv_nsec, Int(st.st_size)]
+        if let cached = loginCache, cached.stamp == stamp { return cached.items }
+        let items = try keychain.identifiedItems(in: group)
+        loginCache = (stamp, items)
+        return items
     }
 
     func secret(_ c: Collection, _ node: String) throws(DBusFailure) -> (SecureBytes, ItemAttributes) {

@@ -35,7 +35,8 @@ import PropertyList
         #expect(found[0].attributes?.label == "Format 1")
         #expect(found[0].attributes?.accessibility == .whenUnlocked)
         #expect(try version(s, "device.plist") == .integer(2))
-        #expect(try version(s, "com.example.A.keychain") == .integer(2))
+        // The group file is written in the current group format (3: Secret Service attributes).
+        #expect(try version(s, "com.example.A.keychain") == .integer(3))
         let recordBytes = try #require(s.bytes(s.keychains + "/device.plist"))
         let record = try PlistCodec.decode(recordBytes).dictionaryValue
         #expect(record?["ClassKeyChecks"]?.dictionaryValue?.keys.sorted() == ["ck", "cku", "kek"])
