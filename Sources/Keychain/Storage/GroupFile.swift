@@ -151,7 +151,9 @@ final class GroupFile {
     /// The keyed hash over the header and every record, in order.
     func computeSeal() -> [UInt8] {
         var e = CanonicalEncoder()
-        e.append("AHKC/1"); e.append(version == 1 ? "seal" : "seal/2"); e.append(group.rawValue); e.append(deviceID)
+        // The purpose names the format (format 3 read as 2 would lose nothing, but
+        // a changed number is a changed file).
+        e.append("AHKC/1"); e.append(version == 1 ? "seal" : version == 2 ? "seal/2" : "seal/3"); e.append(group.rawValue); e.append(deviceID)
         e.append(keyCheck); e.append(UInt64(items.count))
         for item in items {
             e.append(item.id); e.append(item.generation); e.append(item.tag); e.append(item.meta); e.append(item.key); e.append(item.secret)
