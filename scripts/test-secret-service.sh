@@ -125,6 +125,20 @@ for attempt in range(4000):
 col = secretstorage.get_default_collection(conn)
 it = col.create_item('SS', {'service': 'ss-svc', 'username': 'ss-user'}, b'ss-pass', replace=True)
 print('search', [i.get_secret().decode() for i in col.search_items({'service': 'ss-svc'})])
+# The session collection: kept in memory, never in the keychain.
+sess = secretstorage.Collection(conn, '/org/freedesktop/secrets/collection/session')
+sess.create_item('Mem', {'mem': 'only'}, b'mem-pass')
+print('session', [i.get_secret().decode() for i in secretstorage.search_items(conn, {'mem': 'only'})])
+# A client that sends CreateItem and leaves before the reply.
+from jeepney import new_method_call, DBusAddress
+from jeepney.io.blocking import open_dbus_connection
+gone = open_dbus_connection(bus='SESSION')
+gone_session = gone.send_and_get_reply(new_method_call(DBusAddress('/org/freedesktop/secrets', 'org.freedesktop.secrets', 'org.freedesktop.Secret.Service'),
+                                                       'OpenSession', 'sv', ('plain', ('s', '')))).body[1]
+gone.send(new_method_call(DBusAddress('/org/freedesktop/secrets/aliases/default', 'org.freedesktop.secrets', 'org.freedesktop.Secret.Collection'),
+                          'CreateItem', 'a{sv}(oayays)b',
+                          ({'org.freedesktop.Secret.Item.Label': ('s', 'Gone')}, (gone_session, b'', b'gone-pass', 'text/plain'), True)))
+gone.close()
 try:
     col.create_item('big', {'x': 'y'}, b'x' * (2 << 20))
     print('big accepted')
@@ -143,6 +157,9 @@ EOF
     case "$out" in *"big refused"*LimitsExceeded*|*"big refused"*"at most"*) ok "a 2 MB secret is refused";; *) fail "big secret: $out";; esac
     case "$out" in *"many refused"*) ok "200 attributes are refused";; *) fail "many attributes: $out";; esac
     check "secretstorage item seen by security" "ss-pass" "$(sec find-generic-password -s ss-svc -a ss-user -w)"
+    case "$out" in *"session ['mem-pass']"*) ok "the session collection";; *) fail "session collection: $out";; esac
+    case "$(sec dump-keychain)" in *mem-pass*|*'"mem"'*) fail "a session item reached the keychain";; *) ok "session items stay in memory";; esac
+    kill -0 $pid 2>/dev/null && ok "a client leaving mid-call leaves the service running" || fail "the service died"
 
     # keyring's SecretService backend.
     kr() { "$VENV/bin/keyring" -b keyring.backends.SecretService.Keyring "$@"; }
@@ -186,6 +203,10 @@ fi
 # Locking: security lock-keychain closes it for every client; a prompt ends dismissed.
 printf 'lockme' | secret-tool store --label=Lock lock test
 sec lock-keychain || fail "lock-keychain"
+out=$("$VENV/bin/keyring" -b keyring.backends.SecretService.Keyring get sec-svc sec-user 2>&1); rc=$?
+[ $rc -ne 0 ] && [ "$out" != "sec-pass" ] && ok "keyring sees the keychain locked" || fail "keyring on a locked keychain: rc $rc '$out'"
+out=$(printf 'protocol=https\nhost=forge.example.org\n\n' | g fill 2>&1)
+case "$out" in *alice-pass*) fail "git read a locked keychain: $out";; *) ok "git sees the keychain locked";; esac
 check "Locked after lock-keychain" "(<true>,)" \
     "$(gdbus call --session -d org.freedesktop.secrets -o /org/freedesktop/secrets/aliases/default -m org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Collection Locked)"
 out=$(timeout 10 secret-tool lookup lock test 2>&1); rc=$?
