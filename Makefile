@@ -13,8 +13,9 @@ RELEASE_FLAGS := -c release
 # The build: pkg-config and the C libraries linked through .systemLibrary targets
 # (libsodium: hashing and the keychain's encryption; SQLite: backups of databases in
 # a home; libsecret and glib: the keychain's device key in the Secret Service, loaded
-# at run time with dlopen by CSecret, their headers for the bench's C peer).
-BUILD_PACKAGES := pkg-config libsodium-dev libsqlite3-dev libsecret-1-dev libglib2.0-dev
+# at run time with dlopen by CSecret, their headers for the bench's C peer; gio (in
+# libglib2.0-dev) and libgcrypt: apphome-secretd, the Secret Service AppHome provides).
+BUILD_PACKAGES := pkg-config libsodium-dev libsqlite3-dev libsecret-1-dev libglib2.0-dev libgcrypt20-dev
 # The demo (examples/demo.sh): python3 names a backup object by its hash.
 DEMO_PACKAGES  := python3
 # The tests and benchmarks: their peers (libplist, gsettings/dconf, sqlite3, secret-tool,
@@ -27,6 +28,9 @@ TEST_PACKAGES  := python3 libplist-utils libplist-dev hyperfine \
 TEST_PACKAGES  += restic rclone
 # The Python clients' tests (keyring, ansible-core from PyPI) make virtual environments.
 TEST_PACKAGES  += python3-venv
+# The Secret Service provider's real clients: git (and the source of its libsecret
+# helper, built by the tests), docker-credential-secretservice.
+TEST_PACKAGES  += git golang-docker-credential-helpers
 # The package (`make deb`) and its test: Debian's own tools and man to render the pages.
 TEST_PACKAGES  += dpkg-dev lintian man-db
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
@@ -34,10 +38,13 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 # What `make install` and `make deb` ship. One more executable is one more word in
 # EXECUTABLES (and its page in man/, NAME.1 or NAME.8); bench and test-only
 # executables (plistbench, prefsbench, keychainbench, apphome-crashing) are never here.
-EXECUTABLES := defaults apphome security prefsd git-credential-apphome
+EXECUTABLES := defaults apphome security prefsd git-credential-apphome apphome-secretd
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
 COMPLETIONS := $(wildcard completions/*)
-USER_UNITS  := prefsd.socket prefsd.service
+USER_UNITS  := prefsd.socket prefsd.service apphome-secretd.service
+# The session bus starts apphome-secretd (through its user unit) on the first Secret
+# Service call; named apart from gnome-keyring's org.freedesktop.secrets.service.
+DBUS_SERVICES := org.freedesktop.secrets.apphome.service
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -45,6 +52,7 @@ BINDIR     := $(PREFIX)/bin
 MANDIR     := $(PREFIX)/share/man
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 USERUNITDIR := $(PREFIX)/lib/systemd/user
+DBUSSERVICEDIR := $(PREFIX)/share/dbus-1/services
 
 .PHONY: all build release deps demo-deps test demo bench clean install uninstall deb print-executables
 
@@ -92,13 +100,16 @@ clean:
 # prefsd's systemd user units, whose ExecStart names $(BINDIR)/prefsd.
 install:
 	@for e in $(EXECUTABLES); do [ -x $(RELEASE_BIN)/$$e ] || { echo "install: $(RELEASE_BIN)/$$e missing; run 'make release' first" >&2; exit 1; }; done
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(USERUNITDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DBUSSERVICEDIR)
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(EXECUTABLES)) $(DESTDIR)$(BINDIR)/
 	for m in $(MANPAGES); do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
 	install -m 0644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	install -m 0644 examples/systemd/prefsd.socket $(DESTDIR)$(USERUNITDIR)/
 	sed 's|^ExecStart=[^ ]*/prefsd |ExecStart=$(BINDIR)/prefsd |' examples/systemd/prefsd.service > $(DESTDIR)$(USERUNITDIR)/prefsd.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/prefsd.service
+	sed 's|^ExecStart=[^ ]*/apphome-secretd|ExecStart=$(BINDIR)/apphome-secretd|' examples/systemd/apphome-secretd.service > $(DESTDIR)$(USERUNITDIR)/apphome-secretd.service
+	sed 's|^Exec=.*|Exec=$(BINDIR)/apphome-secretd|' examples/dbus/org.freedesktop.secrets.apphome.service > $(DESTDIR)$(DBUSSERVICEDIR)/org.freedesktop.secrets.apphome.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/apphome-secretd.service $(DESTDIR)$(DBUSSERVICEDIR)/org.freedesktop.secrets.apphome.service
 
 # The shipped executables, for the installation test.
 print-executables:
@@ -109,6 +120,7 @@ uninstall:
 	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(notdir $(COMPLETIONS)))
 	rm -f $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS))
+	rm -f $(addprefix $(DESTDIR)$(DBUSSERVICEDIR)/,$(DBUS_SERVICES))
 
 # A Debian package from a staged `make install` (PREFIX=/usr), built with dpkg-deb and
 # checked with lintian: .build/deb/apphome_VERSION_ARCH.deb. See packaging/.

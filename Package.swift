@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "prefsd", targets: ["prefsd"]),
         .executable(name: "git-credential-apphome", targets: ["git-credential-apphome"]),
         .executable(name: "plutil", targets: ["plutil"]),
+        .executable(name: "apphome-secretd", targets: ["apphome-secretd"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "Preferences", targets: ["Preferences"]),
@@ -75,6 +76,13 @@ let package = Package(
         .target(name: "GitCredential", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainClient"]),
         .executableTarget(name: "git-credential-apphome", dependencies: ["AppHomeSystem", "CommandSupport", "GitCredential", "Keychain", "KeychainSecretService"],
                           linkerSettings: staticStdlibInRelease),
+        // The Secret Service provider: GLib's GDBus for the bus, libgcrypt for the dh session (the
+        // library libsecret itself uses); the login keychain behind it.
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CGcrypt", providers: [.apt(["libgcrypt20-dev"])]),
+        .target(name: "SecretServiceProvider", dependencies: ["AppHomeSystem", "CGio", "CGcrypt", "CommandSupport", "Keychain", "KeychainSecretService", "PropertyList"]),
+        .executableTarget(name: "apphome-secretd", dependencies: ["AppHomeSystem", "CommandSupport", "SecretServiceProvider"],
+                          linkerSettings: staticStdlibInRelease),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
@@ -105,7 +113,7 @@ let package = Package(
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome", "apphome-secretd"]),
     ],
     swiftLanguageModes: [.v6]
 )

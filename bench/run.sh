@@ -19,6 +19,8 @@
 #   keychain  1,000 `security find-generic-password -w` runs and 1,000 in-process look-ups per
 #             accessibility class (unlocked, locked, key file)
 #             vs `secret-tool lookup` and libsecret on gnome-keyring (bench/keychain.sh; SKIP_KEYCHAIN=1)
+#   secret-service  `secret-tool lookup` against apphome-secretd vs against gnome-keyring, and 10
+#             clients storing and looking up at once (bench/secret_service.sh; SKIP_SECRET_SERVICE=1)
 #   prefsd  defaults through prefsd vs gsettings (CLI, in-process, 10-client storm)
 #           (bench/prefsd_bench.sh; SKIP_PREFSD=1 skips it)
 #
@@ -239,6 +241,11 @@ echo "bench took $((SECONDS - started)) s"
 # --- keychain: security / keychainbench vs secret-tool / libsecret on gnome-keyring ------
 if [[ ${SKIP_KEYCHAIN:-0} != 1 ]]; then
     BIN_DIR=$BIN_DIR "$here/keychain.sh"
+fi
+
+# --- Secret Service: apphome-secretd vs gnome-keyring through secret-tool ----------------
+if [[ ${SKIP_SECRET_SERVICE:-0} != 1 ]]; then
+    BIN_DIR=$BIN_DIR "$here/secret_service.sh"
 fi
 
 # --- prefsd vs dconf (bench/prefsd_bench.sh): CLI, in-process latency, 10-client storm ---

@@ -45,6 +45,10 @@ public final class Keychain {
     var recordPath: String { directory + "/device.plist" }
     func groupPath(_ group: AccessGroup) -> String { directory + "/" + group.rawValue + ".keychain" }
 
+    /// The file of `group` (`<root>/Keychains/<group>.keychain`), for a
+    /// reader that watches it for changes.
+    public func groupFilePath(_ group: AccessGroup) -> String { groupPath(group) }
+
     /// Where this keychain keeps its device root key, or `nil` before the first write.
     public func deviceKeyStore() throws(KeychainError) -> DeviceKeyStoreKind? {
         try readRecord()?.store

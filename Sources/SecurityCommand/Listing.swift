@@ -35,6 +35,12 @@ enum Listing {
             blob("\"sdmn\"", a.securityDomain)
             blob("\"srvr\"", a.server)
         }
+        // What a Secret Service client gave the item (docs/secret-service.md).
+        if let map = a.secretServiceAttributes {
+            lines.append("secret service attributes:")
+            for (k, v) in map.sorted(by: { $0.key < $1.key }) { lines.append("    \(quoted(k.string))=\(quoted(v))") }
+            if let t = a.contentType { lines.append("    content type: \(quoted(t))") }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

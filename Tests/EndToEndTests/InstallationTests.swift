@@ -48,8 +48,9 @@ struct InstallationTests {
             let section = FileManager.default.fileExists(atPath: top.appendingPathComponent("man/\(name).8").path) ? "8" : "1"
             files.append("usr/share/man/man\(section)/\(name).\(section)")
         }
-        files += ["defaults", "apphome", "security"].map { "usr/share/bash-completion/completions/" + $0 }
-        files += ["usr/lib/systemd/user/prefsd.service", "usr/lib/systemd/user/prefsd.socket"]
+        files += ["defaults", "apphome", "security", "apphome-secretd"].map { "usr/share/bash-completion/completions/" + $0 }
+        files += ["usr/lib/systemd/user/prefsd.service", "usr/lib/systemd/user/prefsd.socket", "usr/lib/systemd/user/apphome-secretd.service",
+                  "usr/share/dbus-1/services/org.freedesktop.secrets.apphome.service"]
         return files.sorted()
     }
 

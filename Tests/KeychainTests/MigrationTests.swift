@@ -35,7 +35,8 @@ import PropertyList
         #expect(found[0].attributes?.label == "Format 1")
         #expect(found[0].attributes?.accessibility == .whenUnlocked)
         #expect(try version(s, "device.plist") == .integer(3))
-        #expect(try version(s, "com.example.A.keychain") == .integer(2))
+        // The group file is written in the current group format (3: Secret Service attributes).
+        #expect(try version(s, "com.example.A.keychain") == .integer(3))
         #expect(try recordField(s, "device.plist", "ClassKeyChecks")?.dictionaryValue?.keys.sorted() == ["ck", "cku", "kek"])
         // The moved keychain reads and takes writes of every class as before.
         var web = ItemQuery(itemClass: .internetPassword)

@@ -181,9 +181,9 @@ import PropertyList
         let (_, a, _) = try setUp(s)
         let path = s.keychains + "/com.example.A.keychain"
         var top = try PlistCodec.decode(s.bytes(path)!).dictionaryValue!
-        top["FormatVersion"] = .integer(3)
+        top["FormatVersion"] = .integer(4)
         try s.write(try PlistCodec.encode(.dictionary(top), format: .binary), path)
-        #expect(throws: KeychainError.versionTooNew(path: path, found: 3, supported: 2)) {
+        #expect(throws: KeychainError.versionTooNew(path: path, found: 4, supported: 3)) {
             _ = try s.keychain().copyMatching(query(), context: a)
         }
     }

@@ -96,6 +96,13 @@ public struct ItemAttributes: Equatable, Sendable {
     public var description: String?
     public var comment: String?
     public var generic: [UInt8]?
+    /// The item's Secret Service attributes (`xdg:schema` included), as a
+    /// Secret Service client gave them; `nil` for an item made otherwise.
+    /// A generic password with no service and no account is keyed by them
+    /// (see ``isKeyedBySecretServiceAttributes``).
+    public var secretServiceAttributes: [PlistKey: String]?
+    /// The secret's content type as a Secret Service client gave it (`text/plain`).
+    public var contentType: String?
     /// Set by the keychain.
     public var creationDate: PlistDate
     /// Set by the keychain.
@@ -109,10 +116,33 @@ public struct ItemAttributes: Equatable, Sendable {
         self.modificationDate = modificationDate
     }
 
+    /// Whether the item's identity is its whole Secret Service attribute
+    /// map: a generic password with neither service nor account that has one
+    /// (what `secret-tool store --label=L key value` makes). Items with a
+    /// service and account, and internet passwords, keep their usual key, so
+    /// `security` and Secret Service clients find the same one item.
+    public var isKeyedBySecretServiceAttributes: Bool {
+        itemClass == .genericPassword && service.isEmpty && account.isEmpty && secretServiceAttributes != nil
+    }
+
+    /// The Secret Service attribute map in one canonical text: pairs sorted
+    /// by key (code-point order), each part length-prefixed.
+    static func canonical(_ map: [PlistKey: String]) -> String {
+        var out = ""
+        for (k, v) in map.sorted(by: { $0.key < $1.key }) {
+            out += "\(k.string.utf8.count):\(k.string)\(v.utf8.count):\(v);"
+        }
+        return out
+    }
+
     /// The primary-key fields in a fixed order, without the group.
     var primaryKeyFields: [String] {
         switch itemClass {
-        case .genericPassword: return [account, service, synchronizable ? "1" : "0"]
+        case .genericPassword:
+            if isKeyedBySecretServiceAttributes, let map = secretServiceAttributes {
+                return [account, service, synchronizable ? "1" : "0", "ss", Self.canonical(map)]
+            }
+            return [account, service, synchronizable ? "1" : "0"]
         case .internetPassword:
             return [account, server, `protocol`, String(port), path, authenticationType, securityDomain, synchronizable ? "1" : "0"]
         }

@@ -116,6 +116,8 @@ public enum KeychainWire {
         if let v = a.description { d["description"] = .string(v) }
         if let v = a.comment { d["comment"] = .string(v) }
         if let v = a.generic { d["generic"] = .data(v) }
+        if let m = a.secretServiceAttributes { d["secretServiceAttributes"] = .dictionary(m.mapValues { .string($0) }) }
+        if let v = a.contentType { d["contentType"] = .string(v) }
         return d
     }
 
@@ -132,6 +134,16 @@ public enum KeychainWire {
         a.generic = try data(d, "generic")
         if case .date(let t)? = d["creationDate"] { a.creationDate = t }
         if case .date(let t)? = d["modificationDate"] { a.modificationDate = t }
+        if let v = d["secretServiceAttributes"] {
+            guard case .dictionary(let m) = v else { throw .invalidParameter("secretServiceAttributes must be a dictionary") }
+            var map: [PlistKey: String] = [:]
+            for (k, e) in m {
+                guard case .string(let s) = e else { throw .invalidParameter("secretServiceAttributes values must be strings") }
+                map[k] = s
+            }
+            a.secretServiceAttributes = map
+        }
+        a.contentType = try string(d, "contentType")
         return a
     }
 

@@ -13,7 +13,7 @@ struct StoredItem: Equatable {
     var secret: [UInt8]
     /// How `key` is wrapped: 1, by the group key only (format 1); 2, by the
     /// group key and then the item's class key.
-    var wrap: Int = GroupFile.formatVersion
+    var wrap: Int = 2
 }
 
 /// An access group's key (AKK) and its subkeys, derived once per key; an
@@ -41,7 +41,9 @@ final class GroupKeys {
 /// file seal verified. See
 /// `Schemas/keychain.md` for the format and the associated data.
 final class GroupFile {
-    static let formatVersion = 2
+    /// 3: an item's attributes may carry a Secret Service attribute map and
+    /// content type (format 2 files are read as they are: their items have none).
+    static let formatVersion = 3
     static let keyCheckConstant: [UInt8] = Array("AppHome keychain group key check".utf8)
 
     let group: AccessGroup
@@ -114,7 +116,7 @@ final class GroupFile {
         guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
         guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
         if v > Int128(formatVersion) { throw .versionTooNew(path: path, found: Int(clamping: v), supported: formatVersion) }
-        guard v == 1 || v == 2 else { throw corrupt("FormatVersion \(v) is not valid") }
+        guard v >= 1 && v <= 3 else { throw corrupt("FormatVersion \(v) is not valid") }
         guard case .string(let g)? = top["AccessGroup"] else { throw corrupt("AccessGroup is missing") }
         guard g == group.rawValue else { throw corrupt("it belongs to the access group '\(g)', not '\(group.rawValue)'") }
         guard case .string(let dev)? = top["DeviceID"] else { throw corrupt("DeviceID is missing") }
@@ -136,7 +138,7 @@ final class GroupFile {
                   case .data(let key)? = d["Key"], case .data(let secret)? = d["Secret"] else {
                 throw corrupt("item \(i) is malformed")
             }
-            items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret, wrap: Int(v)))
+            items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret, wrap: v == 1 ? 1 : 2))
         }
         let file = GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: items,
                              classes: classes, version: Int(v))
@@ -149,7 +151,9 @@ final class GroupFile {
     /// The keyed hash over the header and every record, in order.
     func computeSeal() -> [UInt8] {
         var e = CanonicalEncoder()
-        e.append("AHKC/1"); e.append(version == 1 ? "seal" : "seal/2"); e.append(group.rawValue); e.append(deviceID)
+        // The purpose names the format (format 3 read as 2 would lose nothing, but
+        // a changed number is a changed file).
+        e.append("AHKC/1"); e.append(version == 1 ? "seal" : version == 2 ? "seal/2" : "seal/3"); e.append(group.rawValue); e.append(deviceID)
         e.append(keyCheck); e.append(UInt64(items.count))
         for item in items {
             e.append(item.id); e.append(item.generation); e.append(item.tag); e.append(item.meta); e.append(item.key); e.append(item.secret)
@@ -311,6 +315,8 @@ final class GroupFile {
         if let v = a.description { d["Description"] = .string(v) }
         if let v = a.comment { d["Comment"] = .string(v) }
         if let v = a.generic { d["Generic"] = .data(v) }
+        if let map = a.secretServiceAttributes { d["SSAttributes"] = .dictionary(map.mapValues { .string($0) }) }
+        if let v = a.contentType { d["ContentType"] = .string(v) }
         return try KeychainError.binaryPlist(d)
     }
 
@@ -333,6 +339,19 @@ final class GroupFile {
         }
         a.label = s("Label"); a.description = s("Description"); a.comment = s("Comment")
         if case .data(let g)? = d["Generic"] { a.generic = g }
+        if let v = d["SSAttributes"] {
+            guard case .dictionary(let map) = v else { return nil }
+            var out: [PlistKey: String] = [:]
+            for (k, e) in map {
+                guard case .string(let s) = e else { return nil }
+                out[k] = s
+            }
+            a.secretServiceAttributes = out
+        }
+        if let v = d["ContentType"] {
+            guard case .string(let s) = v else { return nil }
+            a.contentType = s
+        }
         return a
     }
 }

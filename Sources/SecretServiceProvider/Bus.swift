@@ -1,0 +1,168 @@
+import CGio
+
+/// The GDBus side: the provider's subtrees, its callbacks (C function
+/// pointers, which reach the provider through their user data), the
+/// bus name, and clients leaving.
+extension Provider {
+    private static func this(_ ud: gpointer?) -> Provider { Unmanaged<Provider>.fromOpaque(ud!).takeUnretainedValue() }
+    private static func str(_ p: UnsafePointer<gchar>?) -> String { p.map { String(cString: $0) } ?? "" }
+    private static func fullPath(_ root: UnsafePointer<gchar>?, _ node: UnsafePointer<gchar>?) -> String {
+        // GDBus (2.74) passes a child's call with the child's own path as
+        // `object_path` in some calls, the subtree's root in others.
+        let r = str(root)
+        guard let node, Provider.subtreeRoots.contains(r) else { return r }
+        return r + "/" + String(cString: node)
+    }
+
+    private static let methodCall: GDBusInterfaceMethodCallFunc = { _, sender, path, interface, method, parameters, invocation, ud in
+        let provider = Provider.this(ud)
+        provider.afterReply = []
+        do throws(DBusFailure) {
+            let reply = try provider.call(sender: str(sender), path: str(path), interface: str(interface), method: str(method), parameters!)
+            g_dbus_method_invocation_return_value(invocation, reply)
+        } catch {
+            g_dbus_method_invocation_return_dbus_error(invocation, error.name, error.message)
+        }
+        let work = provider.afterReply
+        provider.afterReply = []
+        for w in work { w() }
+    }
+
+    private static let getProperty: GDBusInterfaceGetPropertyFunc = { _, _, path, interface, name, error, ud in
+        do throws(DBusFailure) {
+            return try Provider.this(ud).property(path: str(path), interface: str(interface), name: str(name))
+        } catch let failure {
+            apphome_set_dbus_error(error, failure.name, failure.message)
+            return nil
+        }
+    }
+
+    private static let setProperty: GDBusInterfaceSetPropertyFunc = { _, _, path, interface, name, value, error, ud in
+        let provider = Provider.this(ud)
+        provider.afterReply = []
+        do throws(DBusFailure) {
+            try provider.setProperty(path: str(path), interface: str(interface), name: str(name), value!)
+        } catch let failure {
+            apphome_set_dbus_error(error, failure.name, failure.message)
+            return 0
+        }
+        let work = provider.afterReply
+        provider.afterReply = []
+        for w in work { w() }
+        return 1
+    }
+
+    nonisolated(unsafe) private static let interfaceVTable = apphome_interface_vtable(methodCall, getProperty, setProperty)
+
+    /// A NULL-terminated `g_malloc`ed array of `g_strdup`ed strings.
+    private static func strv(_ list: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<gchar>?> {
+        let out = g_malloc0(gsize((list.count + 1) * MemoryLayout<UnsafeMutablePointer<gchar>?>.stride))!
+            .assumingMemoryBound(to: UnsafeMutablePointer<gchar>?.self)
+        for (i, s) in list.enumerated() { out[i] = g_strdup(s) }
+        return out
+    }
+
+    private static let enumerate: GDBusSubtreeEnumerateFunc = { _, _, root, ud in
+        let provider = Provider.this(ud)
+        let nodes: [String]
+        switch str(root) {
+        case Provider.root: nodes = []
+        case Provider.loginPath, Provider.aliasPath: nodes = provider.items(.login).map(\.node)
+        case Provider.sessionCollectionPath: nodes = provider.items(.session).map(\.node)
+        case Provider.sessionsRoot: nodes = provider.sessions.keys.map { String($0.split(separator: "/").last!) }
+        case Provider.promptsRoot: nodes = provider.prompts.keys.map { String($0.split(separator: "/").last!) }
+        default: nodes = []
+        }
+        return strv(nodes)
+    }
+
+    private static let introspect: GDBusSubtreeIntrospectFunc = { _, _, root, node, ud in
+        let provider = Provider.this(ud)
+        guard let object = provider.resolve(fullPath(root, node)) else { return nil }
+        let names = provider.interfaceNames(of: object)
+        let out = g_malloc0(gsize((names.count + 1) * MemoryLayout<UnsafeMutablePointer<GDBusInterfaceInfo>?>.stride))!
+            .assumingMemoryBound(to: UnsafeMutablePointer<GDBusInterfaceInfo>?.self)
+        for (i, n) in names.enumerated() { out[i] = g_dbus_interface_info_ref(provider.interfaces[n]!) }
+        return out
+    }
+
+    private static let dispatch: GDBusSubtreeDispatchFunc = { _, _, _, _, _, outUserData, ud in
+        outUserData?.pointee = ud
+        return UnsafePointer(interfaceVTable)
+    }
+
+    nonisolated(unsafe) private static let subtreeVTable = apphome_subtree_vtable(enumerate, introspect, dispatch)
+
+    private static let nameOwnerChanged: GDBusSignalCallback = { _, _, _, _, _, parameters, ud in
+        guard let parameters else { return }
+        let name = Variant.withChild(parameters, 0) { Variant.text($0) }
+        let newOwner = Variant.withChild(parameters, 2) { Variant.text($0) }
+        if newOwner.isEmpty && name.hasPrefix(":") { Provider.this(ud).clientVanished(name) }
+    }
+
+    /// Registers every subtree and the watch on clients leaving. The
+    /// provider is kept alive by the registration (never unregistered:
+    /// the process ends with it).
+    func register() throws(DBusFailure) {
+        let ud = Unmanaged.passRetained(self).toOpaque()
+        for path in Self.subtreeRoots {
+            var error: UnsafeMutablePointer<GError>?
+            let id = g_dbus_connection_register_subtree(connection, path, Self.subtreeVTable, G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES,
+                                                        ud, nil, &error)
+            if id == 0 {
+                defer { g_error_free(error) }
+                throw .failed("cannot export \(path): \(String(cString: error!.pointee.message))")
+            }
+        }
+        g_dbus_connection_signal_subscribe(connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                                           "/org/freedesktop/DBus", nil, G_DBUS_SIGNAL_FLAGS_NONE, Self.nameOwnerChanged, ud, nil)
+    }
+}
+
+/// The session bus and the name `org.freedesktop.secrets`.
+enum Bus {
+    static let name = "org.freedesktop.secrets"
+
+    /// The session bus connection, or why there is none.
+    static func session() throws(DBusFailure) -> OpaquePointer {
+        var error: UnsafeMutablePointer<GError>?
+        guard let c = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            defer { g_error_free(error) }
+            throw .failed("cannot connect to the session bus: \(String(cString: error!.pointee.message))")
+        }
+        return c
+    }
+
+    /// A call to the bus itself; `nil` with the D-Bus error name when it fails.
+    static func busCall(_ c: OpaquePointer, _ method: String, _ args: Variant.Value, reply: String) -> (Variant.Value?, String?) {
+        var error: UnsafeMutablePointer<GError>?
+        let r = g_dbus_connection_call_sync(c, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, args,
+                                            nil, G_DBUS_CALL_FLAGS_NONE, -1, nil, &error)
+        if let r { return (r, nil) }
+        defer { g_error_free(error) }
+        let remote = g_dbus_error_get_remote_error(error).map { p -> String in defer { g_free(p) }; return String(cString: p) }
+        return (nil, remote ?? String(cString: error!.pointee.message))
+    }
+
+    /// The unique name owning `org.freedesktop.secrets`, or `nil`.
+    static func currentOwner(_ c: OpaquePointer) -> String? {
+        let (r, _) = busCall(c, "GetNameOwner", Variant.tuple([Variant.string(name)]), reply: "(s)")
+        guard let r else { return nil }
+        defer { g_variant_unref(r) }
+        return Variant.withChild(r, 0) { Variant.text($0) }
+    }
+
+    /// Asks for the name without replacing an owner and without queueing.
+    /// Returns `nil` when we own it, else the reason.
+    static func requestName(_ c: OpaquePointer) -> String? {
+        // DBUS_NAME_FLAG_DO_NOT_QUEUE (4); never REPLACE_EXISTING.
+        let (r, failure) = busCall(c, "RequestName", Variant.tuple([Variant.string(name), g_variant_new_uint32(4)]), reply: "(u)")
+        guard let r else { return "the bus refused the name: \(failure ?? "unknown error")" }
+        defer { g_variant_unref(r) }
+        let code = Variant.withChild(r, 0) { g_variant_get_uint32($0) }
+        switch code {
+        case 1, 4: return nil
+        default: return "another Secret Service provider (\(currentOwner(c) ?? "unknown")) owns \(name)"
+        }
+    }
+}
