@@ -115,7 +115,7 @@ public struct ChangeLog: Equatable, Sendable {
             case (nil, .bool(true)?): value = nil
             default: throw bad("is neither a value nor a removal")
             }
-            if e.count != 5 { throw bad("has unknown fields") }
+            if e.count != 6 { throw bad("has unknown fields") }
             entries.append(ChangeEntry(store: store, key: key, value: value,
                                        stamp: ChangeStamp(time: HybridTime(milliseconds: Int64(t), counter: Int64(c)), device: dev)))
         }

@@ -65,6 +65,7 @@ extension KeyValueSync {
     public func pass(warn: (String) -> Void = { _ in }) throws -> SyncPassReport {
         try locked {
             var config = try loadConfiguration(create: true)!
+            let originalConfig = config
             guard let folder = config.folder else {
                 throw SyncError.notConfigured("sync is not set up: run 'apphome sync setup FOLDER' with a folder your sync engine replicates")
             }
@@ -86,7 +87,10 @@ extension KeyValueSync {
                 } catch {
                     report.skipped.append((name, "\(error)")); warn("skipped the sync log \(name): \(error)"); continue
                 }
-                for e in log.entries { byStore[e.store, default: []].append(e) }
+                for e in log.entries {
+                    byStore[e.store, default: []].append(e)
+                    if config.clock < e.stamp.time { config.clock = e.stamp.time }
+                }
                 report.merged.append(name)
                 if name.contains(".sync-conflict-") { conflictCopies.append((name, log)) }
             }
@@ -128,10 +132,8 @@ extension KeyValueSync {
                     warn("could not remove the conflict copy \(copy.name): \(error)")
                 }
             }
-            if config.phase != .steady {
-                config.phase = .steady
-                try save(config)
-            }
+            config.phase = .steady
+            if config != originalConfig { try save(config) }
             return report
         }
     }

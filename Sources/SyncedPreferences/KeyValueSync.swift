@@ -131,7 +131,7 @@ public struct KeyValueSync: Sendable {
     public func commit(_ store: StoreIdentifier, registry: Registry? = nil,
                        _ change: (inout [PlistKey: PlistValue]) throws -> Void) throws -> [PlistKey] {
         try locked {
-            let config = try loadConfiguration(create: true)!
+            var config = try loadConfiguration(create: true)!
             var state = try loadState(store)
             let old = state.values
             var new = old
@@ -142,7 +142,10 @@ public struct KeyValueSync: Sendable {
                 try? EventFile.append(eventsPath(store), reason: .quotaViolationChange, keys: changed.map(\.string))
                 throw SyncError.quotaViolation(store: store.rawValue, reason: reason)
             }
-            let time = state.clock.next(wall: wallClock())
+            // One clock for the machine: each write is later than every change written or merged here.
+            let time = max(config.clock, state.clock).next(wall: wallClock())
+            config.clock = time
+            try save(config)
             let entries = changed.map { ChangeEntry(store: store, key: $0, value: new[$0], stamp: ChangeStamp(time: time, device: config.device)) }
             for e in entries { state.apply(e) }
             try save(state, store)

@@ -20,6 +20,8 @@ public struct SyncConfiguration: Equatable, Sendable {
     /// The folder an engine replicates, or `nil` when sync is not set up.
     public var folder: String?
     public var phase: Phase = .initial
+    /// The machine's hybrid logical clock: the latest reading written or merged.
+    public var clock: HybridTime = .zero
 
     /// This device's own log in the folder.
     public var logPath: String? { folder.map { $0 + "/" + device + ChangeLog.fileExtension } }
@@ -28,6 +30,7 @@ public struct SyncConfiguration: Equatable, Sendable {
         var d: [PlistKey: PlistValue] = ["FormatVersion": .integer(Int128(Self.formatVersion)), "Device": .string(device),
                                          "Phase": .string(phase.rawValue)]
         if let folder { d["Folder"] = .string(folder) }
+        d["Clock"] = .array([.integer(Int128(clock.milliseconds)), .integer(Int128(clock.counter))])
         return try PlistCodec.encode(.dictionary(d), format: .binary)
     }
 
@@ -45,5 +48,9 @@ public struct SyncConfiguration: Equatable, Sendable {
         self.device = device
         if case .string(let f)? = d["Folder"] { folder = f }
         if case .string(let p)? = d["Phase"], let phase = Phase(rawValue: p) { self.phase = phase }
+        if case .array(let c)? = d["Clock"], c.count == 2, case .integer(let t) = c[0], case .integer(let n) = c[1],
+           let ms = Int64(exactly: t), let cn = Int64(exactly: n) {
+            clock = HybridTime(milliseconds: ms, counter: cn)
+        }
     }
 }
