@@ -50,6 +50,9 @@ extension KeyValueSync {
         }
     }
 
+    /// This machine's device identifier, or `nil` before its first synced write or set-up.
+    public func configuredDevice() -> String? { (try? loadConfiguration(create: false))??.device }
+
     /// The folder set up, or `nil`.
     public func folder() throws(SyncError) -> String? { try loadConfiguration(create: false)?.folder }
 
