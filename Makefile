@@ -23,6 +23,9 @@ TEST_PACKAGES  := python3 libplist-utils libplist-dev hyperfine \
                   sqlite3 gnome-keyring libsecret-tools gcc
 # The Python clients' tests (keyring, ansible-core from PyPI) make virtual environments.
 TEST_PACKAGES  += python3-venv
+# Settings on every machine: two real Syncthing instances on 127.0.0.1 (scripts/syncthing-pair.sh,
+# which talks to their REST API with curl), in the end-to-end test and `make bench`.
+TEST_PACKAGES  += syncthing curl
 # The package (`make deb`) and its test: Debian's own tools and man to render the pages.
 TEST_PACKAGES  += dpkg-dev lintian man-db
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
