@@ -33,6 +33,11 @@ public struct ChangeLog: Equatable, Sendable {
     public static let maximumBytes = 32 << 20
     /// The most entries a log may hold.
     public static let maximumEntries = 500_000
+    /// The most stores one log may name.
+    public static let maximumStores = 256
+    /// The most distinct keys of one store one log may name (live keys and
+    /// removals: 16 times what a store may hold at once).
+    public static let maximumKeysPerStore = 16_384
 
     /// The device that writes the log.
     public var device: String
@@ -87,6 +92,7 @@ public struct ChangeLog: Equatable, Sendable {
         var entries: [ChangeEntry] = []
         entries.reserveCapacity(items.count)
         var stores: [String: StoreIdentifier] = [:]
+        var keysPerStore: [StoreIdentifier: Set<PlistKey>] = [:]
         for (i, item) in items.enumerated() {
             func bad(_ why: String) -> LogProblem { LogProblem("entry \(i) \(why)") }
             guard case .dictionary(let e) = item else { throw bad("is not a dictionary") }
@@ -94,12 +100,16 @@ public struct ChangeLog: Equatable, Sendable {
             let store: StoreIdentifier
             if let known = stores[s] { store = known } else {
                 guard let id = try? StoreIdentifier(s) else { throw bad("names an invalid store '\(s.prefix(80))'") }
+                if stores.count == Self.maximumStores { throw bad("names a store beyond the \(Self.maximumStores) a log may name") }
                 stores[s] = id
                 store = id
             }
             guard case .string(let k)? = e["K"] else { throw bad("has no key") }
             let key = PlistKey(k)
             if let p = KeyValueStoreLimits.keyProblem(key) { throw bad("is refused: \(p)") }
+            if keysPerStore[store, default: []].insert(key).inserted, keysPerStore[store]!.count > Self.maximumKeysPerStore {
+                throw bad("names a key of \(store) beyond the \(Self.maximumKeysPerStore) distinct keys a log may hold for one store")
+            }
             guard case .integer(let t)? = e["T"], case .integer(let c)? = e["C"],
                   t >= 0, t <= Int128(HybridTime.maximumMilliseconds), c >= 0, c <= Int128(HybridTime.maximumCounter) else {
                 throw bad("has no valid clock reading")

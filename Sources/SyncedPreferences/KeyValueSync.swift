@@ -150,7 +150,9 @@ public struct KeyValueSync: Sendable {
             for e in entries { state.apply(e) }
             try save(state, store)
             try project(store, state.values, registry: registry ?? ContainerRegistry.readOrEmpty(root: root))
-            if config.folder != nil { try appendToOwnLog(config, entries) }
+            // The change is committed; a log that cannot be written now (the folder
+            // gone for a moment) is made complete by the next write or pass.
+            if config.folder != nil { try? appendToOwnLog(config, entries) }
             return changed
         }
     }

@@ -43,6 +43,8 @@ struct HostileLogTests {
             ("uid value", log([entry("ok", .integer(1)), entry("k", .uid(3))])),
             ("value over 1 MB", log([entry("ok", .integer(1)), entry("big", .data([UInt8](repeating: 7, count: 1_100_000)))])),
             ("entry not a dictionary", log([entry("ok", .integer(1)), .string("x")])),
+            ("too many stores", log([entry("ok", .integer(1))] + (0..<300).map { entry("k", .integer(1), store: "ABCDE12345.s\($0)") })),
+            ("too many keys of one store", log([entry("ok", .integer(1))] + (0..<16_400).map { entry("k\($0)", .integer(1)) })),
         ]
     }()
 
