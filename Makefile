@@ -31,6 +31,9 @@ TEST_PACKAGES  += python3-venv
 # The Secret Service provider's real clients: git (and the source of its libsecret
 # helper, built by the tests), docker-credential-secretservice.
 TEST_PACKAGES  += git golang-docker-credential-helpers
+# Settings on every machine: two real Syncthing instances on 127.0.0.1 (scripts/syncthing-pair.sh,
+# which talks to their REST API with curl), in the end-to-end test and `make bench`.
+TEST_PACKAGES  += syncthing curl
 # The package (`make deb`) and its test: Debian's own tools and man to render the pages.
 TEST_PACKAGES  += dpkg-dev lintian man-db
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)

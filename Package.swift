@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "CommandSupport", dependencies: ["AppHomeSystem", "Keychain"]),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-        .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "KeyedArchive", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient"]),
+        .target(name: "DefaultsCommand", dependencies: ["AppHomeSystem", "PropertyList", "KeyedArchive", "Preferences", "Containers", "CommandSupport", "SettingsBundle", "PrefsClient", "SyncedPreferences"]),
         // Start-up is the budget of `defaults`: fully static in release (libsodium and SQLite
         // from their Debian static archives), so a plain `swift build -c release` makes it.
         // The functions and data a read or a write touches are laid out side by side
@@ -54,7 +54,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup"]),
-        .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient", "KeychainClient"]),
+        // The synced key-value stores (com.apple.developer.ubiquity-kvstore-identifier): limits,
+        // per-device change logs with hybrid logical clocks, the merge, the Swift API.
+        .target(name: "SyncedPreferences", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "PrefsProtocol"]),
+        .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient", "KeychainClient", "SyncedPreferences"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"],
                           linkerSettings: staticStdlibInRelease),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.
@@ -86,7 +89,7 @@ let package = Package(
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
-        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain"]),
+        .target(name: "PrefsService", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList", "Containers", "Keychain", "SyncedPreferences"]),
         // The `prefsd` command line: options, environment, socket activation; the command layer.
         .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Containers", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
         .executableTarget(name: "prefsd", dependencies: ["AppHomeSystem", "PrefsdCommand", "CommandSupport"],
@@ -102,6 +105,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList"]),
+        .testTarget(name: "SyncedPreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "SyncedPreferences", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),

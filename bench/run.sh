@@ -23,6 +23,9 @@
 #             clients storing and looking up at once (bench/secret_service.sh; SKIP_SECRET_SERVICE=1)
 #   prefsd  defaults through prefsd vs gsettings (CLI, in-process, 10-client storm)
 #           (bench/prefsd_bench.sh; SKIP_PREFSD=1 skips it)
+#   sync    synced key-value stores: a merge of 100 logs x 1,000 changes; a write on one root
+#           to a watcher on another through two Syncthing instances, beside Syncthing's own
+#           latency (bench/sync.sh; SKIP_SYNC=1 skips it)
 #
 # Called by `make bench` after a plain `swift build -c release` (Package.swift makes the
 # shipped executables static in release), so the figures are those of that binary.
@@ -251,4 +254,10 @@ fi
 # --- prefsd vs dconf (bench/prefsd_bench.sh): CLI, in-process latency, 10-client storm ---
 if [[ ${SKIP_PREFSD:-0} != 1 ]]; then
     BIN_DIR=$BIN_DIR "$here/prefsd_bench.sh"
+fi
+
+# --- synced key-value stores: merge, and latency through Syncthing (bench/sync.sh) ---------
+if [[ ${SKIP_SYNC:-0} != 1 ]]; then
+    log "sync: merge of 100 logs x 1,000 changes; write -> watcher through Syncthing vs Syncthing alone"
+    BIN_DIR=$BIN_DIR "$here/sync.sh"
 fi

@@ -99,6 +99,7 @@ public struct AppHomeCommand {
         case "restore": return try restore(args)
         case "backups": return try listBackups(args)
         case "prune-backups": return try pruneBackups(args)
+        case "sync": return try sync(args)
         default: throw CommandFailure.usage("unknown verb '\(verb)'")
         }
         return 0

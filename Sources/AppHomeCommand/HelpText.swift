@@ -22,7 +22,10 @@ enum HelpText {
                                          install a new version, keeping Documents and Library;
                                          a signed app takes only a bundle signed by its team;
                                          a lower CFBundleVersion is refused without --allow-downgrade
-      uninstall <bundle-id>              remove an app, its home and all its data
+      uninstall <bundle-id> [--forget-synced]
+                                         remove an app, its home and all its data; its synced
+                                         key-value store stays on the other machines unless
+                                         --forget-synced removes every key everywhere
       list [--json]                      list installed apps
       info <bundle-id>                   show an installed app's details
       container <bundle-id> [KIND]       print one path of an app; KIND is
@@ -75,6 +78,11 @@ enum HelpText {
                                          file and the groups Info.plist claims (replaced if present)
       verify <Name.app>                  check a bundle's signature; prints its team, or names
                                          the first problem and exits 1
+      sync setup FOLDER | status | now
+                                         settings on every machine: FOLDER is one your sync
+                                         engine (Syncthing) replicates; each machine writes only
+                                         its own change log there; now merges every log into the
+                                         apps' synced key-value stores once (prefsd does it live)
       help [<verb>]                      print this help, or one verb's (also <verb> --help)
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,

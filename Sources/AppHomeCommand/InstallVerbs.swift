@@ -39,9 +39,27 @@ extension AppHomeCommand {
     }
 
     /// `uninstall <bundle-id>`.
-    func uninstall(_ args: [String]) throws {
+    func uninstall(_ arguments: [String]) throws {
+        var args = arguments
+        let forgetAsked = args.contains("--forget-synced")
+        args.removeAll { $0 == "--forget-synced" }
         let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
         try finishInterruptedOperation()
+        // The app's synced store goes with its home; its values stay on the other
+        // machines unless the user asks for tombstones (after the uninstall succeeded).
+        var forget: String? = nil
+        if forgetAsked {
+            let entry = try manager.entry(for: id)
+            guard let store = entry.ubiquityKeyValueStore else {
+                throw CommandFailure.failure("\(id) has no synced key-value store, so there is nothing to forget; nothing was uninstalled")
+            }
+            forget = store
+        }
+        try uninstallApp(id)
+        if let forget { try forgetSynced(forget) }
+    }
+
+    private func uninstallApp(_ id: BundleIdentifier) throws {
         // prefsd, when it answers, does the uninstall itself so that its cache and
         // subscribers learn of the app's domain going away; the output is the same.
         let settings = try PrefsdSettings(configuration: environment.configuration)

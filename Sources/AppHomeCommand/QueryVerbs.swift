@@ -56,6 +56,7 @@ extension AppHomeCommand {
         lines.append(("Installed", Self.iso8601(e.installTime)))
         lines.append(("Team", e.team?.rawValue ?? "unsigned"))
         if !e.keychainGroups.isEmpty { lines.append(("Keychain access groups", e.keychainGroups.joined(separator: ", "))) }
+        if let store = e.ubiquityKeyValueStore { lines.append(("Key-value store", store)) }
         lines.append(("Home", home.path))
         lines.append(("App", home.app))
         lines.append(("Documents", home.documents))

@@ -61,6 +61,7 @@ extension AppHomeCommand {
     static func describe(_ e: Entitlements) -> String {
         var parts: [String] = []
         if !e.keychainAccessGroups.isEmpty { parts.append("keychain access groups " + e.keychainAccessGroups.joined(separator: ", ")) }
+        if let store = e.ubiquityKeyValueStore { parts.append("key-value store " + store) }
         if !e.applicationGroups.isEmpty { parts.append("app groups " + e.applicationGroups.map(\.rawValue).joined(separator: ", ")) }
         return parts.isEmpty ? "" : "; " + parts.joined(separator: "; ")
     }

@@ -5,6 +5,7 @@ import Preferences
 import PrefsClient
 import PropertyList
 import SettingsBundle
+import SyncedPreferences
 
 /// The `defaults` command: macOS syntax, output and messages, over an
 /// AppHome preference store.
@@ -29,6 +30,9 @@ public struct DefaultsCommand {
         var idiom: Idiom?
         /// `--force`: write values the settings schema refuses.
         var force = false
+        /// `--synced`: the domain is an app's synced key-value store
+        /// (`com.apple.developer.ubiquity-kvstore-identifier`), not a preference domain.
+        var synced = false
     }
 
     let store: PreferenceStore
@@ -90,6 +94,12 @@ public struct DefaultsCommand {
             var registry: Registry?
             if let makeStore {
                 store = try makeStore(root)
+            } else if options.synced {
+                // Neither prefsd's cache nor a settings schema: the stores keep their own state and limits.
+                guard options.settingsBundle == nil, !options.force else {
+                    throw CommandFailure.usage("--synced takes no --settings-bundle or --force")
+                }
+                store = SyncedPreferenceStore(root: root)
             } else if let connection = try PrefsdSettings(configuration: configuration).connect(root: root) {
                 // prefsd applies the domains' own schemas; an explicit
                 // `--settings-bundle` (which only this run knows) is checked here too.
@@ -131,7 +141,7 @@ public struct DefaultsCommand {
         .init("-currentHost"), .init("-host", .required("a value")),
         .init("--root", .required("a value"), empty: "a directory"), .init("--format", .required("a value")),
         .init("--key-path"), .init("--settings-bundle", .required("a value"), empty: "a directory"),
-        .init("--idiom", .required("a value")), .init("--force"),
+        .init("--idiom", .required("a value")), .init("--force"), .init("--synced"),
     ]
 
     static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {
@@ -154,6 +164,7 @@ public struct DefaultsCommand {
             case "--idiom":
                 guard let idiom = Idiom(rawValue: value) else { throw .usage("unknown idiom \"\(value)\" for --idiom (use phone or pad)") }
                 options.idiom = idiom
+            case "--synced": options.synced = true
             default: options.force = true
             }
         }

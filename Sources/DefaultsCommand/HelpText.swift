@@ -112,6 +112,12 @@ enum HelpText {
                                else <root>/Library/SettingsBundles/<domain>.bundle
       --idiom phone|pad        the device the bundle is read for (default phone)
       --force                  (before the verb) same as write --force
+      --synced                 (before the verb) the domain is a synced key-value
+                               store identifier an installed app's signature grants
+                               (com.apple.developer.ubiquity-kvstore-identifier):
+                               read, write, delete, export, watch as usual, within
+                               Apple's limits (1,024 keys, keys of 64 bytes, 1 MB);
+                               watch prints each change with its reason
 
     Exit status: 0 on success, 1 on failure, 255 on a usage error.
 

@@ -5,6 +5,7 @@ import Preferences
 import PrefsClient
 import PrefsProtocol
 import PropertyList
+import SyncedPreferences
 
 extension DefaultsCommand {
     /// `watch D [K]`: prints each change of the domain (or of one key) as
@@ -26,6 +27,7 @@ extension DefaultsCommand {
             console.flushOutput()
             return true
         }
+        if options.synced { return try watchSynced(domain, key: key, root: root, console: console) }
         let settings = try PrefsdSettings(configuration: configuration)
         guard let connection = try settings.connect(root: root) else {
             // Installs and uninstalls move an app's domain: follow the registry's directory.
@@ -52,5 +54,33 @@ extension DefaultsCommand {
         }
         for name in change.removed where wanted == nil || wanted == PlistKey(name) { out.append((PlistKey(name), "\(name) deleted")) }
         return out.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// `--synced watch STORE [KEY]`: prints each notice of a synced store as
+    /// it arrives, `[reason] key = value` or `[reason] key deleted` per
+    /// changed key (`[quota violation]` alone for a refused write), whoever
+    /// made it: prefsd, `apphome sync now`, or the Swift API.
+    static func watchSynced(_ domain: Domain, key: String?, root: String, console: Console) throws -> Int32 {
+        let sync = KeyValueSync(root: root)
+        let store: StoreIdentifier
+        do { store = try StoreIdentifier(domain.description) } catch { throw CommandFailure.failure(error.description) }
+        let observer: KeyValueObserver
+        do { observer = try KeyValueObserver(sync: sync, store: store) } catch { throw CommandFailure.failure(error.description) }
+        while true {
+            let changes = observer.next(timeout: 3600)
+            guard !changes.isEmpty else { continue }
+            let values = (try? sync.read(store)) ?? [:]
+            for change in changes {
+                if change.keys.isEmpty { console.out("[\(change.reason)]\n") }
+                for k in change.keys.sorted(by: { PlistKey($0) < PlistKey($1) }) where key == nil || PlistKey(key!) == PlistKey(k) {
+                    if let v = values[PlistKey(k)] {
+                        console.out("[\(change.reason)] \(k) = \(OldStylePrinter.describe(v))\n")
+                    } else {
+                        console.out("[\(change.reason)] \(k) deleted\n")
+                    }
+                }
+            }
+            console.flushOutput()
+        }
     }
 }

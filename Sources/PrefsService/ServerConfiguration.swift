@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     public var managed: ManagedPreferences?
     /// The clock that dates keychain items (tests pin it).
     public var keychainClock: @Sendable () -> PlistDate = ContainerManager.systemClock
+    /// Whether the service runs the synced key-value stores' merge passes
+    /// as logs arrive in the sync folder (`apphome sync`); on by default.
+    public var syncPasses = true
     /// Where diagnostics go (one line each, no trailing newline).
     public var log: @Sendable (String) -> Void
 

@@ -74,6 +74,28 @@ import PropertyList
         #expect(throws: ContainersError.notSigned(path: bundle)) { _ = try CodeSigning.verify(bundleAt: bundle, declared: Entitlements()) }
     }
 
+    @Test func aKeyValueStoreIsSignedInVersionTwoAndMustBeTheTeams() throws {
+        let s = Scratch()
+        var info = Scratch.info()
+        info["com.apple.developer.ubiquity-kvstore-identifier"] = .string("$(TeamIdentifierPrefix)com.example.notes")
+        let bundle = try s.makeBundle("kv", info: info, signed: false)
+        try CodeSigning.sign(bundleAt: bundle, key: Self.key)
+        let signature = try #require(try AppBundle(path: bundle).signature)
+        #expect(signature.entitlements.ubiquityKeyValueStore == Self.key.team.rawValue + ".com.example.notes")
+        let top = try PlistCodec.decode(Array(FileManager.default.contents(atPath: bundle + "/_CodeSignature/CodeResources")!)).dictionaryValue!
+        #expect(top["FormatVersion"] == .integer(2))
+        // Without the claim a signature stays version 1, as before.
+        let plain = try s.makeBundle("plain", info: Scratch.info(), signed: false)
+        try CodeSigning.sign(bundleAt: plain, key: Self.key)
+        let plainTop = try PlistCodec.decode(Array(FileManager.default.contents(atPath: plain + "/_CodeSignature/CodeResources")!)).dictionaryValue!
+        #expect(plainTop["FormatVersion"] == .integer(1))
+        // Another team's store cannot be named.
+        var stolen = Scratch.info()
+        stolen["com.apple.developer.ubiquity-kvstore-identifier"] = .string(Self.otherKey.team.rawValue + ".com.example.notes")
+        let other = try s.makeBundle("stolen", info: stolen, signed: false)
+        #expect(throws: ContainersError.self) { try CodeSigning.sign(bundleAt: other, key: Self.key) }
+    }
+
     @Test func signingRefusesAKeychainGroupOfAnotherTeam() throws {
         let s = Scratch()
         var info = Scratch.info()
@@ -95,7 +117,7 @@ import PropertyList
         ("a file added in _CodeSignature", "file added: _CodeSignature/extra"),
         ("a byte of the signature flipped", "the signature does not match: CodeResources was altered after signing"),
         ("the team replaced", "the team identifier"),
-        ("a newer format", "CodeResources has format version 2, but this AppHome reads only up to version 1; use a newer apphome"),
+        ("a newer format", "CodeResources has format version 3, but this AppHome reads only up to version 2; use a newer apphome"),
         ("a FIFO added", "fifo is not a regular file, directory or symbolic link"),
     ])
     func everyTamperingIsFoundAndNamed(mutation: String, expected: String) throws {
@@ -130,7 +152,7 @@ import PropertyList
                 top["Signature"] = .data(sig)
             }
         case "the team replaced": try editResources { $0["TeamIdentifier"] = .string(Self.otherKey.team.rawValue) }
-        case "a newer format": try editResources { $0["FormatVersion"] = .integer(2) }
+        case "a newer format": try editResources { $0["FormatVersion"] = .integer(3) }
         case "a FIFO added": #expect(mkfifo(bundle + "/fifo", 0o600) == 0)
         default: Issue.record("unknown mutation \(mutation)")
         }

@@ -110,7 +110,14 @@ public struct AppBundle: Equatable, Sendable {
         case let other?:
             throw fail("\(Entitlements.keychainAccessGroupsKey) in Info.plist must be an array, not \(other.typeName)")
         }
-        self.declaredEntitlements = Entitlements(keychainAccessGroups: keychainGroups, applicationGroups: self.groups)
+        var store: String? = nil
+        switch info[Entitlements.ubiquityKeyValueStoreKey] {
+        case nil: break
+        case .string(let text)? where !text.isEmpty: store = text
+        case let other?:
+            throw fail("\(Entitlements.ubiquityKeyValueStoreKey) in Info.plist must be a non-empty string, not \(other.typeName)")
+        }
+        self.declaredEntitlements = Entitlements(keychainAccessGroups: keychainGroups, applicationGroups: self.groups, ubiquityKeyValueStore: store)
         var signature: CodeSignature? = nil
         if checkSignature {
             do { signature = try CodeSigning.verify(bundleAt: path, declared: declaredEntitlements) } catch .notSigned {}

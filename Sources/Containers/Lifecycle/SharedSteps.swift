@@ -49,6 +49,7 @@ extension ContainerOperation {
         RegistryEntry(bundleIdentifier: bundle.identifier, homeUUID: uuid, bundleName: bundle.name, version: bundle.version,
                       shortVersion: bundle.shortVersion, displayName: bundle.displayName, installTime: now(),
                       groups: bundle.signature?.entitlements.applicationGroups ?? [], team: bundle.signature?.team,
-                      keychainGroups: bundle.signature?.entitlements.keychainAccessGroups ?? [])
+                      keychainGroups: bundle.signature?.entitlements.keychainAccessGroups ?? [],
+                      ubiquityKeyValueStore: bundle.signature?.entitlements.ubiquityKeyValueStore)
     }
 }

@@ -23,10 +23,12 @@ public struct RegistryEntry: Equatable, Sendable {
     /// The keychain access groups the install granted (signed, expanded),
     /// in the order the bundle lists them.
     public var keychainGroups: [String]
+    /// The synced key-value store the install granted (signed, expanded), or `nil`.
+    public var ubiquityKeyValueStore: String?
 
     public init(bundleIdentifier: BundleIdentifier, homeUUID: String, bundleName: String, version: String,
                 shortVersion: String?, displayName: String?, installTime: PlistDate, groups: [AppGroupIdentifier] = [],
-                team: TeamIdentifier? = nil, keychainGroups: [String] = []) {
+                team: TeamIdentifier? = nil, keychainGroups: [String] = [], ubiquityKeyValueStore: String? = nil) {
         self.bundleIdentifier = bundleIdentifier
         self.homeUUID = homeUUID
         self.bundleName = bundleName
@@ -37,6 +39,7 @@ public struct RegistryEntry: Equatable, Sendable {
         self.groups = groups
         self.team = team
         self.keychainGroups = keychainGroups
+        self.ubiquityKeyValueStore = ubiquityKeyValueStore
     }
 
     /// The version as people read it: `1.0 (1)`, or the build alone.
@@ -58,6 +61,7 @@ public struct RegistryEntry: Equatable, Sendable {
         if !groups.isEmpty { d["ApplicationGroups"] = .array(groups.map { .string($0.rawValue) }) }
         if let team { d["TeamIdentifier"] = .string(team.rawValue) }
         if !keychainGroups.isEmpty { d["KeychainAccessGroups"] = .array(keychainGroups.map { .string($0) }) }
+        if let store = ubiquityKeyValueStore { d["UbiquityKeyValueStore"] = .string(store) }
         return .dictionary(d)
     }
 
@@ -107,15 +111,23 @@ public struct RegistryEntry: Equatable, Sendable {
                 keychainGroups.append(text)
             }
         }
+        var store: String? = nil
+        if let value = d["UbiquityKeyValueStore"] {
+            guard case .string(let text) = value, let t = team, Entitlements.ubiquityStoreProblem(text, team: t) == nil else {
+                throw corrupt("UbiquityKeyValueStore of \(key) is not a key-value store identifier of its team")
+            }
+            store = text
+        }
         if !groups.isEmpty && team == nil && signedEntitlements { throw corrupt("\(key) is unsigned but has ApplicationGroups") }
         if !signedEntitlements {
             // Before signed entitlements: unsigned, its own group only.
-            groups = []; team = nil; keychainGroups = []
+            groups = []; team = nil; keychainGroups = []; store = nil
         }
         self.init(bundleIdentifier: id, homeUUID: uuid, bundleName: bundleName, version: version,
                   shortVersion: string("CFBundleShortVersionString"), displayName: string("CFBundleDisplayName"),
                   installTime: installTime, groups: Array(Set(groups)).sorted(), team: team,
-                  keychainGroups: Entitlements(keychainAccessGroups: keychainGroups).keychainAccessGroups)
+                  keychainGroups: Entitlements(keychainAccessGroups: keychainGroups).keychainAccessGroups,
+                  ubiquityKeyValueStore: store)
     }
 
     /// `"team XXXXXXXXXX"`, or `"unsigned"`.

@@ -42,8 +42,13 @@ public enum SealedEntry: Equatable, Sendable {
 /// from the fields alone (never from the plist's bytes), so a verifier
 /// rebuilds exactly what the signer signed.
 public struct CodeResources: Equatable, Sendable {
-    /// The format version this code writes, and the newest it reads.
-    public static let formatVersion = 1
+    /// The newest format version this code reads. It writes version 1, or
+    /// version 2 when the entitlements name a key-value store (an older
+    /// AppHome then refuses the bundle clearly instead of dropping the claim).
+    public static let formatVersion = 2
+
+    /// The version written for these entitlements.
+    var writtenVersion: Int { entitlements.ubiquityKeyValueStore == nil ? 1 : 2 }
     /// The directory inside a bundle, and the file in it.
     public static let directoryName = "_CodeSignature"
     public static let fileName = "CodeResources"
@@ -70,13 +75,14 @@ public struct CodeResources: Equatable, Sendable {
         var out = Array("AppHome CodeResources\u{0}".utf8)
         func u32(_ n: Int) { withUnsafeBytes(of: UInt32(n).bigEndian) { out.append(contentsOf: $0) } }
         func field(_ bytes: [UInt8]) { u32(bytes.count); out.append(contentsOf: bytes) }
-        u32(Self.formatVersion)
+        u32(writtenVersion)
         field(Array(team.rawValue.utf8))
         field(publicKey)
         u32(entitlements.keychainAccessGroups.count)
         for g in entitlements.keychainAccessGroups { field(Array(g.utf8)) }
         u32(entitlements.applicationGroups.count)
         for g in entitlements.applicationGroups { field(Array(g.rawValue.utf8)) }
+        if let store = entitlements.ubiquityKeyValueStore { field(Array(store.utf8)) }
         u32(files.count)
         for path in sortedPaths {
             let entry = files[path]!
@@ -95,16 +101,18 @@ public struct CodeResources: Equatable, Sendable {
             if let h = entry.hash { d["Hash"] = .data(h.bytes) }
             table[path] = .dictionary(d)
         }
+        var ent: [PlistKey: PlistValue] = [
+            PlistKey(Entitlements.keychainAccessGroupsKey): .array(entitlements.keychainAccessGroups.map { .string($0) }),
+            PlistKey(AppGroupIdentifier.infoPlistKey): .array(entitlements.applicationGroups.map { .string($0.rawValue) }),
+        ]
+        if let store = entitlements.ubiquityKeyValueStore { ent[PlistKey(Entitlements.ubiquityKeyValueStoreKey)] = .string(store) }
         let top: PlistValue = .dictionary([
-            "FormatVersion": .integer(Int128(Self.formatVersion)),
+            "FormatVersion": .integer(Int128(writtenVersion)),
             "SignatureAlgorithm": .string(Self.signatureAlgorithm),
             "HashAlgorithm": .string(ContentHash.algorithm),
             "TeamIdentifier": .string(team.rawValue),
             "PublicKey": .data(publicKey),
-            "Entitlements": .dictionary([
-                PlistKey(Entitlements.keychainAccessGroupsKey): .array(entitlements.keychainAccessGroups.map { .string($0) }),
-                PlistKey(AppGroupIdentifier.infoPlistKey): .array(entitlements.applicationGroups.map { .string($0.rawValue) }),
-            ]),
+            "Entitlements": .dictionary(ent),
             "Files": .dictionary(table),
             "Signature": .data(signature),
         ])
@@ -150,6 +158,13 @@ public struct CodeResources: Equatable, Sendable {
             guard let g = try? AppGroupIdentifier(text) else { throw fail("'\(text)' in CodeResources is not a valid app group identifier") }
             appGroups.append(g)
         }
+        var store: String? = nil
+        switch ent[PlistKey(Entitlements.ubiquityKeyValueStoreKey)] {
+        case nil: break
+        case .string(let s)? where version >= 2 && !s.isEmpty: store = s
+        default: throw fail("\(Entitlements.ubiquityKeyValueStoreKey) in CodeResources is not a non-empty string of a version 2 file")
+        }
+        if version >= 2 && store == nil { throw fail("CodeResources of version 2 names no \(Entitlements.ubiquityKeyValueStoreKey)") }
         guard case .dictionary(let table)? = top["Files"] else { throw fail("CodeResources has no Files") }
         var files: [PlistKey: SealedEntry] = [:]
         for (key, value) in table {
@@ -167,7 +182,7 @@ public struct CodeResources: Equatable, Sendable {
         }
         self.team = team
         self.publicKey = publicKey
-        self.entitlements = Entitlements(keychainAccessGroups: keychain, applicationGroups: appGroups)
+        self.entitlements = Entitlements(keychainAccessGroups: keychain, applicationGroups: appGroups, ubiquityKeyValueStore: store)
         self.files = files
         self.signature = signature
         // Entitlements' initializer drops duplicates: a file with them was not made by `sign`.

@@ -27,6 +27,9 @@ public enum CodeSigning {
                 throw .entitlementRefused(identifier: bundle.identifier.rawValue, claim: group, reason: problem)
             }
         }
+        if let store = entitlements.ubiquityKeyValueStore, let problem = Entitlements.ubiquityStoreProblem(store, team: key.team) {
+            throw .entitlementRefused(identifier: bundle.identifier.rawValue, claim: store, reason: problem)
+        }
         var resources = CodeResources(team: key.team, publicKey: key.publicKey, entitlements: entitlements,
                                       files: try BundleWalk.seal(bundle.path), signature: [])
         resources.signature = key.sign(resources.signedBytes)

@@ -3,7 +3,8 @@
 ///
 /// - An unsigned bundle holds only its own group: declaring keychain
 ///   access groups or app groups is refused.
-/// - A signed bundle's keychain access groups are `<its team>.<name>`.
+/// - A signed bundle's keychain access groups, and its key-value store
+///   identifier, are `<its team>.<name>`.
 /// - An app group belongs to the team of the first signed app that created
 ///   its container; another team's claim is refused, and so is a claim of
 ///   a container from before signed entitlements (no recorded team).
@@ -25,7 +26,7 @@ extension ContainerOperation {
         func isOtherApp(_ name: String) -> Bool { others.contains { $0.bundleIdentifier.rawValue == name } }
         guard let signature = bundle.signature else {
             let declared = bundle.declaredEntitlements
-            if let claim = declared.keychainAccessGroups.first ?? declared.applicationGroups.first?.rawValue {
+            if let claim = declared.keychainAccessGroups.first ?? declared.applicationGroups.first?.rawValue ?? declared.ubiquityKeyValueStore {
                 throw refuse(claim, "the bundle is unsigned, and an unsigned app holds only its own group (\(id)); "
                                     + "sign it with 'apphome sign \(bundle.name) --key KEYFILE' to claim shared groups")
             }
@@ -36,6 +37,8 @@ extension ContainerOperation {
             if let problem = Entitlements.keychainGroupProblem(group, team: team) { throw refuse(group, problem) }
             if isOtherApp(group) { throw refuse(group, "it is the bundle identifier of another installed app") }
         }
+        if let store = signature.entitlements.ubiquityKeyValueStore,
+           let problem = Entitlements.ubiquityStoreProblem(store, team: team) { throw refuse(store, problem) }
         for group in signature.entitlements.applicationGroups {
             if isOtherApp(group.rawValue) { throw refuse(group.rawValue, "it is the bundle identifier of another installed app") }
             guard registry.groups[group] != nil else { continue }

@@ -36,6 +36,8 @@ public final class PrefsServer {
     let started = UnixSocket.now()
     var counters = (reads: 0, writes: 0, commits: 0, notifications: 0)
     private var stopping = false
+    /// Merges the synced key-value stores as other devices' logs arrive.
+    private var syncWatch: SyncWatch?
 
     /// Prepares the service: binds (or adopts) the socket.
     ///
@@ -101,8 +103,13 @@ public final class PrefsServer {
         }
         cache.watchRegistry()
         refreshManaged(changed: true)
+        if configuration.syncPasses {
+            syncWatch = SyncWatch(root: configuration.root, log: configuration.log)
+            syncWatch?.start()
+        }
         while !stopping { turn() }
         credentials?.stop()
+        syncWatch?.stop()
         for s in signalSources { s.cancel() }
         for id in Array(clients.keys) { dropClient(id) }
         if ownsSocketPath { unlink(configuration.socketPath) }
