@@ -11,7 +11,8 @@ import Testing
 /// bus and one provider for all of them.
 @Suite("The Secret Service provider with real clients")
 struct SecretServiceProviderTests {
-    @Test func realClientsStoreFindAndLoseTheirSecretsInTheLoginKeychain() throws {
+    @Test(.enabled(if: !TempRoot.daemonMode, "the provider works on the files whatever the mode: run once, in the files run"))
+    func realClientsStoreFindAndLoseTheirSecretsInTheLoginKeychain() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let venv = try PythonKeyringTests.venv.get()
         let bin = try TestDaemon.binary("apphome-secretd").deletingLastPathComponent()
