@@ -156,6 +156,7 @@ EOF
     case "$out" in *"search ['ss-pass']"*) ok "secretstorage: create and search";; *) fail "secretstorage search: $out";; esac
     case "$out" in *"big refused"*LimitsExceeded*|*"big refused"*"at most"*) ok "a 2 MB secret is refused";; *) fail "big secret: $out";; esac
     case "$out" in *"many refused"*) ok "200 attributes are refused";; *) fail "many attributes: $out";; esac
+    case "$(sec dump-keychain)" in *'"big"'*|*'"many"'*) fail "a refused item was written";; *) ok "refused items leave nothing written";; esac
     check "secretstorage item seen by security" "ss-pass" "$(sec find-generic-password -s ss-svc -a ss-user -w)"
     case "$out" in *"session ['mem-pass']"*) ok "the session collection";; *) fail "session collection: $out";; esac
     case "$(sec dump-keychain)" in *mem-pass*|*'"mem"'*) fail "a session item reached the keychain";; *) ok "session items stay in memory";; esac
