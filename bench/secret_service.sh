@@ -69,14 +69,16 @@ lookup() { # lookup NAME BUS
 
 storm() { # storm NAME BUS
     local a b c
+    local -a clients=()
     a=$(now)
     for c in $(seq 1 10); do
         (for i in $(seq 1 "$STORM"); do
              printf 's%s-%s' "$c" "$i" | DBUS_SESSION_BUS_ADDRESS=$2 HOME=$work/gk-home secret-tool store --label storm storm "$c" >/dev/null
              [[ $(DBUS_SESSION_BUS_ADDRESS=$2 HOME=$work/gk-home secret-tool lookup storm "$c") == "s$c-$i" ]] || { echo "storm: client $c read a stale secret" >&2; exit 1; }
          done) &
+        clients+=("$!")
     done
-    wait
+    for c in "${clients[@]}"; do wait "$c" || die "$1: a storm client failed"; done
     b=$(now)
     row "10 clients store+lookup at once, $1" "$a" "$b" "$((10 * STORM * 2))" "call"
 }

@@ -156,6 +156,7 @@ EOF
     case "$out" in *"search ['ss-pass']"*) ok "secretstorage: create and search";; *) fail "secretstorage search: $out";; esac
     case "$out" in *"big refused"*LimitsExceeded*|*"big refused"*"at most"*) ok "a 2 MB secret is refused";; *) fail "big secret: $out";; esac
     case "$out" in *"many refused"*) ok "200 attributes are refused";; *) fail "many attributes: $out";; esac
+    case "$(sec dump-keychain)" in *'"big"'*|*'"many"'*) fail "a refused item was written";; *) ok "refused items leave nothing written";; esac
     check "secretstorage item seen by security" "ss-pass" "$(sec find-generic-password -s ss-svc -a ss-user -w)"
     case "$out" in *"session ['mem-pass']"*) ok "the session collection";; *) fail "session collection: $out";; esac
     case "$(sec dump-keychain)" in *mem-pass*|*'"mem"'*) fail "a session item reached the keychain";; *) ok "session items stay in memory";; esac
@@ -229,5 +230,28 @@ check "the flood's items" "100" "$(secret-tool search --all flood yes 2>/dev/nul
 
 kill $pid 2>/dev/null
 wait $pid 2>/dev/null
+
+# D-Bus activation: a bus whose service directory holds the installed activation
+# file (Exec pointed at this build) starts apphome-secretd on the first call.
+mkdir -p "$tmp/services"
+printf '#!/bin/sh\nexec "%s/apphome-secretd" --root "%s" 2>>"%s/activated.log"\n' "$BIN" "$APPHOME_ROOT" "$tmp" > "$tmp/start-secretd"
+chmod +x "$tmp/start-secretd"
+sed "s|^Exec=.*|Exec=$tmp/start-secretd|" "$here/examples/dbus/org.freedesktop.secrets.apphome.service" > "$tmp/services/org.freedesktop.secrets.apphome.service"
+cat > "$tmp/bus.conf" <<CONF
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$tmp/bus</listen>
+  <servicedir>$tmp/services</servicedir>
+  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>
+CONF
+dbus-daemon --config-file="$tmp/bus.conf" --fork --print-pid=1 > "$tmp/bus.pid" 2>/dev/null
+check "activated by the first call" "lockme" "$(DBUS_SESSION_BUS_ADDRESS=unix:path=$tmp/bus timeout 20 secret-tool lookup lock test)"
+DBUS_SESSION_BUS_ADDRESS=unix:path=$tmp/bus gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
+    -m org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets > "$tmp/activated.pid" 2>&1
+# The provider first, so that its parent, the bus, reaps it; then the bus.
+activated=$(sed -n 's/.*uint32 \([0-9]*\).*/\1/p' "$tmp/activated.pid")
+[ -n "$activated" ] && kill "$activated" 2>/dev/null && sleep 0.2
+kill "$(tr -cd 0-9 < "$tmp/bus.pid")" 2>/dev/null
 echo "failures: $fails"
 exit $fails
