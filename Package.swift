@@ -1,4 +1,7 @@
 // swift-tools-version:6.0
+// AppHome: the iOS application home on Linux, in Swift.
+// Copyright 2026 AppHome developers. Licensed under the Apache License, Version 2.0
+// (the "License"); see the LICENSE file at the root of this tree.
 import PackageDescription
 
 // The shipped executables that link libsecret (glib) start with the Swift standard library
