@@ -68,6 +68,14 @@ import Testing
         #expect(DocExample.check(commands[0], against: short) != nil)
     }
 
+    @Test func aHereDocumentContinuesTheCommand() {
+        let page = "```console\n$ cat <<'EOF'\n> a\n> EOF\na\n> not a command\n```\n"
+        let commands = DocExample.commands(in: page)
+        #expect(commands.count == 1)
+        #expect(commands[0].text == "cat <<'EOF'\na\nEOF")
+        #expect(commands[0].expected == ["a", "> not a command"])
+    }
+
     @Test func blocksOfOtherLanguagesAreNotRun() {
         let page = "```sh\n$ rm -rf /\n```\n```swift\nlet x = 1\n```\n"
         #expect(DocExample.commands(in: page).isEmpty)
@@ -89,15 +97,18 @@ struct DocExample {
     static func commands(in page: String) -> [DocExample] {
         var commands: [DocExample] = []
         var inBlock = false
+        // After a line ending in `\` the next line continues the command; right after a
+        // command line, lines beginning with `> ` (a here-document, say) continue it too.
         var continuing = false
+        var inCommand = false
         for (index, line) in page.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(line)
             if !inBlock {
                 if line.trimmingCharacters(in: .whitespaces) == "```console" { inBlock = true }
                 continue
             }
-            if line.hasPrefix("```") { inBlock = false; continuing = false; continue }
-            if continuing, !commands.isEmpty {
+            if line.hasPrefix("```") { inBlock = false; continuing = false; inCommand = false; continue }
+            if !commands.isEmpty, continuing || (inCommand && line.hasPrefix("> ")) {
                 let part = line.hasPrefix("> ") ? String(line.dropFirst(2)) : line
                 commands[commands.count - 1].text += "\n" + part
                 continuing = part.hasSuffix("\\")
@@ -105,8 +116,10 @@ struct DocExample {
                 let text = String(line.dropFirst(2))
                 commands.append(DocExample(line: index + 1, text: text, expected: []))
                 continuing = text.hasSuffix("\\")
+                inCommand = true
             } else if !commands.isEmpty {
                 commands[commands.count - 1].expected.append(line)
+                inCommand = false
             }
         }
         return commands
@@ -181,10 +194,12 @@ struct DocWorld {
     /// Runs every command in one shell, in order, and returns what each printed.
     func run(_ commands: [DocExample]) throws -> [DocExample.Result] {
         defer { try? FileManager.default.removeItem(at: base) }
+        // `$?` is carried over the markers, so that `echo $?` shows the previous command's status.
         var script = "cd \(shellQuoted(clone.path)) || exit 99\nexec 2>&1 </dev/null\n"
+            + "__doc_status=0\n__doc_restore() { return \"$1\"; }\n"
         for (index, command) in commands.enumerated() {
-            script += "printf '\\036BEGIN \(index)\\036\\n'\n\(command.text)\n"
-            script += "printf '\\n\\036END \(index) %d %s\\036\\n' \"$?\" \"${APPHOME_ROOT-}\"\n"
+            script += "printf '\\036BEGIN \(index)\\036\\n'\n__doc_restore \"$__doc_status\"\n\(command.text)\n"
+            script += "__doc_status=$?\nprintf '\\n\\036END \(index) %d %s\\036\\n' \"$__doc_status\" \"${APPHOME_ROOT-}\"\n"
         }
         let scriptFile = base.appendingPathComponent("page.sh")
         try Data(script.utf8).write(to: scriptFile)
