@@ -41,24 +41,36 @@ public struct AppHomeCommand {
         do {
             var scanner = ArgumentScanner(arguments)
             let root = try scanner.leadingOptions([.init("--root", .required("a directory"), empty: "a directory")],
+                                                  stopAt: ["--help", "-h", "--version"],
                                                   unknown: { $0.hasPrefix("--root") ? .usage("unknown option '\($0)'") : nil }).last?.value
             var rest = scanner.rest
-            guard let verb = rest.popFirst() else { throw CommandFailure.usage("missing verb") }
+            guard let verb = rest.popFirst() else {
+                // A bare `apphome` shows the whole help.
+                throw CommandFailure(.usage, "missing verb", usageText: HelpText.full)
+            }
             verbGiven = verb
-            // `apphome <verb> --help` (before a `--`, after which the words are run's command).
-            let own = rest.prefix { $0 != "--" }
-            if verb != "help", own.contains("--help") || own.contains("-h"), let section = HelpText.section(for: verb) {
-                console.out(section)
+            if verb == "--version" {
+                guard rest.isEmpty else { throw CommandFailure.usage("unexpected argument '\(rest.first!)'") }
+                console.out(AppHomeVersion.line(command: "apphome"))
                 return 0
             }
-            if verb == "help" || verb == "--help" || verb == "-h" {
+            if verb == "help" || CommandReference.isHelpFlag(verb) {
                 if rest.count == 1 {
-                    guard let section = HelpText.section(for: rest.first!) else { throw CommandFailure.usage("unknown verb '\(rest.first!)'") }
+                    guard let known = reference.verb(rest.first!), let section = HelpText.section(for: known.name) else {
+                        throw CommandFailure.usage("unknown verb '\(rest.first!)'")
+                    }
                     console.out(section)
                     return 0
                 }
                 guard rest.isEmpty else { throw CommandFailure.usage("unexpected argument '\(rest.first!)'") }
                 console.out(HelpText.full)
+                return 0
+            }
+            guard let known = reference.verb(verb) else { throw CommandFailure.usage("unknown verb '\(verb)'") }
+            // `apphome <verb> --help`; after run's and launch's bundle id, the words are the program's.
+            let own = verb == "run" || verb == "launch" ? rest.prefix(1) : rest.prefix { $0 != "--" }
+            if own.contains(where: CommandReference.isHelpFlag), let section = HelpText.section(for: known.name) {
+                console.out(section)
                 return 0
             }
             if signingVerbs.contains(verb) { return try performSigning(verb, Array(rest), console: console) }
@@ -76,9 +88,9 @@ public struct AppHomeCommand {
             if case .registryCorrupt = error, verbGiven != "doctor" {
                 message += "; run 'apphome doctor' to rebuild it from the homes"
             }
-            return CommandFailure.report(CommandFailure.failure(message), command: "apphome", usage: HelpText.full, to: console)
+            return CommandFailure.report(CommandFailure.failure(message), command: "apphome", help: "", to: console)
         } catch {
-            return CommandFailure.report(error, command: "apphome", usage: HelpText.full, to: console)
+            return CommandFailure.report(error, command: "apphome", help: reference.helpLine(for: verbGiven), to: console)
         }
     }
 

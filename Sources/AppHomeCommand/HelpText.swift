@@ -20,7 +20,9 @@ enum HelpText {
                                          install goes on; lint with 'defaults lint')
       update <Name.app>                  install a new version, keeping Documents and Library;
                                          a signed app takes only a bundle signed by its team
-      uninstall <bundle-id>              remove an app, its home and all its data
+      uninstall [--dry-run] <bundle-id>  remove an app, its home and all its data (its keychain
+                                         items and app groups no other app holds too);
+                                         --dry-run lists what would go and changes nothing
       list [--json]                      list installed apps
       info <bundle-id>                   show an installed app's details
       container <bundle-id> [KIND]       print one path of an app; KIND is
@@ -34,9 +36,10 @@ enum HelpText {
       doctor [--dry-run]                 find and repair what a crash left (interrupted
                                          install/update/uninstall, orphaned homes, stray files);
                                          rebuild a lost or damaged registry from the homes
-      purge-caches [--target-free BYTES] empty apps' and app groups' Library/Caches,
-                                         oldest first, until BYTES are free (all of them
-                                         without a target)
+      purge-caches [--target-free SIZE]  empty apps' and app groups' Library/Caches,
+                                         oldest first, until SIZE is free (all of them
+                                         without a target); SIZE in bytes or with K, M, G
+                                         or T (powers of 1024): 500M, 1.5G
       clean-tmp                          empty tmp/ of every app that is not running
       backup <bundle-id>|--all [--to DIR] [--password | --password-stdin]
                                          back up an app's home (not its bundle, Library/Caches
@@ -59,12 +62,16 @@ enum HelpText {
                                          ones and the stored files no remaining backup needs
       keygen KEYFILE                     make an Ed25519 publisher key pair: the secret key in
                                          KEYFILE (0600, never replaced), the public key in
-                                         KEYFILE.pub; prints the team identifier
+                                         KEYFILE.pub; prints the team identifier. KEYFILE's
+                                         directory must exist (mkdir -m 700 it first: no
+                                         directory for a secret key is made on its own)
       sign <Name.app> --key KEYFILE      sign a bundle: _CodeSignature/CodeResources seals every
                                          file and the groups Info.plist claims (replaced if present)
       verify <Name.app>                  check a bundle's signature; prints its team, or names
                                          the first problem and exits 1
       help [<verb>]                      print this help, or one verb's (also <verb> --help)
+
+    --version prints the version; --help (or -h) is help.
 
     The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
     else ~/.local/share/apphome.

@@ -36,9 +36,13 @@ extension AppHomeCommand {
         }
     }
 
-    /// `uninstall <bundle-id>`.
-    func uninstall(_ args: [String]) throws {
+    /// `uninstall [--dry-run] <bundle-id>`.
+    func uninstall(_ arguments: [String]) throws {
+        var args = arguments
+        let dryRun = args.contains("--dry-run")
+        args.removeAll { $0 == "--dry-run" }
         let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
+        if dryRun { return try previewUninstall(id) }
         try finishInterruptedOperation()
         // prefsd, when it answers, does the uninstall itself so that its cache and
         // subscribers learn of the app's domain going away; the output is the same.

@@ -14,6 +14,11 @@ import SettingsBundle
 
 /// The `prefsd` command line: options, socket activation, then the service.
 public enum PrefsdCommand {
+    /// The options of `prefsd` (it has no verbs but `help`): what its help,
+    /// `prefsd.8` and the completions are checked against.
+    public static let reference = CommandReference(
+        command: "prefsd", options: ["--foreground", "--root", "--socket", "--help", "-h", "--version"], verbs: [.init("help")])
+
     static let help = """
     usage: prefsd [--foreground] [--root <dir>] [--socket <path>]
 
@@ -28,7 +33,8 @@ public enum PrefsdCommand {
                        $XDG_DATA_HOME/apphome, else ~/.local/share/apphome)
       --socket <path>  the socket (default: $APPHOME_SOCKET, else
                        $XDG_RUNTIME_DIR/apphome/prefsd.sock)
-      -h, --help       print this help
+      -h, --help       print this help (also: prefsd help)
+      --version        print the version
 
     With systemd socket activation (LISTEN_PID, LISTEN_FDS) prefsd serves the
     socket it is given. SIGTERM or SIGINT stops it; every acknowledged write
@@ -51,13 +57,16 @@ public enum PrefsdCommand {
         do {
             var scanner = ArgumentScanner(arguments)
             var root: String?, socket: String?
-            let options: [ArgumentScanner.Option] = [.init("-h"), .init("--help"), .init("help"), .init("--foreground"),
+            let options: [ArgumentScanner.Option] = [.init("-h"), .init("--help"), .init("help"), .init("--version"), .init("--foreground"),
                                                      .init("--root", .required("a value"), empty: "a value"),
                                                      .init("--socket", .required("a value"), empty: "a value")]
             for match in try scanner.allOptions(options, unexpected: { arg, _ in .usage("unknown argument \(arg)") }) {
                 switch match.name {
                 case "-h", "--help", "help":
                     console.out(help)
+                    return 0
+                case "--version":
+                    console.out(AppHomeVersion.line(command: "prefsd"))
                     return 0
                 case "--root": root = match.value
                 case "--socket": socket = match.value
@@ -92,7 +101,7 @@ public enum PrefsdCommand {
             server.run()
             return 0
         } catch {
-            return CommandFailure.report(error, command: "prefsd", usage: help, to: console)
+            return CommandFailure.report(error, command: "prefsd", help: reference.helpLine(for: nil), to: console)
         }
     }
 
