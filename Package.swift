@@ -89,6 +89,9 @@ let package = Package(
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        // Help, man pages and completions against each command's one list of verbs and options.
+        .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
+                                                                  "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain"]),
         .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the

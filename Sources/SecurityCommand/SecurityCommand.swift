@@ -77,7 +77,7 @@ public struct SecurityCommand {
                 console.out(spec.usage)
                 return 0
             }
-            guard let spec = Self.verbs[verb] else { throw SecurityFailure.securityUsage("unknown verb '\(verb)'") }
+            guard reference.verb(verb) != nil, let spec = Self.verbs[verb] else { throw SecurityFailure.securityUsage("unknown verb '\(verb)'") }
             if rest.contains(where: CommandReference.isHelpFlag) { console.out(spec.usage); return 0 }
             if verb == "error" { return try describeError(Array(rest), console: console) }
             if let locking = LockVerb(rawValue: verb) {

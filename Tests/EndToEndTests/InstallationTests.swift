@@ -49,6 +49,8 @@ struct InstallationTests {
             files.append("usr/share/man/man\(section)/\(name).\(section)")
         }
         files += ["defaults", "apphome", "security"].map { "usr/share/bash-completion/completions/" + $0 }
+        files += ["defaults", "apphome", "security"].map { "usr/share/zsh/vendor-completions/_" + $0 }
+        files += ["defaults", "apphome", "security"].map { "usr/share/fish/vendor_completions.d/\($0).fish" }
         files += ["usr/lib/systemd/user/prefsd.service", "usr/lib/systemd/user/prefsd.socket"]
         return files.sorted()
     }
