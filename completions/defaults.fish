@@ -69,11 +69,14 @@ function __apphome_defaults_operands
     end
 end
 
+# The installed apps' bundle names (`apphome list --json` beside defaults, "name" less .app), for -app.
 function __apphome_defaults_app_names
     set -l cmd (commandline -opc)[1]
     set -l apphome apphome
     string match -q -- '*/*' $cmd; and set apphome (dirname $cmd)/apphome
-    $apphome list 2>/dev/null | awk 'NR > 1 && NF { print $3 }'
+    set -l root (__apphome_defaults_words)[1]
+    test -n "$root"; and set root --root $root
+    $apphome $root list --json 2>/dev/null | sed -n 's/.*"name": "\([^"]*\)\.app".*/\1/p'
 end
 
 set -l verbs read read-type write rename delete remove delete-all import export domains find help printHostIdentifier watch apply lint validate range

@@ -40,9 +40,9 @@ public struct AppHomeCommand {
         var verbGiven: String?
         do {
             var scanner = ArgumentScanner(arguments)
-            let root = try scanner.leadingOptions([.init("--root", .required("a directory"), empty: "a directory")],
-                                                  stopAt: ["--help", "-h", "--version"],
-                                                  unknown: { $0.hasPrefix("--root") ? .usage("unknown option '\($0)'") : nil }).last?.value
+            var rootOption = try scanner.leadingOptions([.init("--root", .required("a directory"), empty: "a directory")],
+                                                        stopAt: ["--help", "-h", "--version"],
+                                                        unknown: { $0.hasPrefix("--root") ? .usage("unknown option '\($0)'") : nil }).last?.value
             var rest = scanner.rest
             guard let verb = rest.popFirst() else {
                 // A bare `apphome` shows the whole help.
@@ -73,8 +73,23 @@ public struct AppHomeCommand {
                 console.out(section)
                 return 0
             }
-            if signingVerbs.contains(verb) { return try performSigning(verb, Array(rest), console: console) }
-            guard let root = root ?? environment.defaultRoot() else {
+            // `--root DIR` may also follow the verb (before run's and launch's bundle id, before a `--`).
+            var arguments = Array(rest)
+            var index = 0
+            while index < arguments.count, arguments[index] != "--" {
+                let arg = arguments[index]
+                if (verb == "run" || verb == "launch") && !arg.hasPrefix("-") { break }
+                if arg == "--root" || arg.hasPrefix("--root=") {
+                    let value = arg == "--root" ? (index + 1 < arguments.count ? arguments[index + 1] : nil) : String(arg.dropFirst(7))
+                    guard let value, !value.isEmpty else { throw CommandFailure.usage("option --root needs a directory") }
+                    rootOption = value
+                    arguments.removeSubrange(index..<(index + (arg == "--root" ? 2 : 1)))
+                    continue
+                }
+                index += 1
+            }
+            if signingVerbs.contains(verb) { return try performSigning(verb, arguments, console: console) }
+            guard let root = rootOption ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
             let keychain = KeychainParticipant(root: root, policy: environment.keychainKeyPolicy)
@@ -82,7 +97,7 @@ public struct AppHomeCommand {
             if let hook = environment.stepHook { manager.stepHook = hook }
             let command = AppHomeCommand(manager: manager, environment: environment,
                                          console: console, hookTimeout: hookTimeout, prompter: prompter, freeBytes: freeBytes)
-            return try command.perform(verb, Array(rest))
+            return try command.perform(verb, arguments)
         } catch let error as ContainersError {
             var message = error.description
             if case .registryCorrupt = error, verbGiven != "doctor" {

@@ -73,8 +73,8 @@ enum HelpText {
 
     --version prints the version; --help (or -h) is help.
 
-    The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
-    else ~/.local/share/apphome.
+    The root is --root DIR (before the verb or after it), else $APPHOME_ROOT,
+    else $XDG_DATA_HOME/apphome, else ~/.local/share/apphome.
     uninstall goes through prefsd when its socket answers (APPHOME_PREFSD=
     off|auto|require, APPHOME_SOCKET), so that its cache and watchers follow.
 

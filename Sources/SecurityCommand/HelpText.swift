@@ -154,8 +154,8 @@ enum HelpText {
     lowercase hex. Not found exits 44, a duplicate 45, a usage error 2
     (security error 44 says what a status means).
 
-    The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
-    else ~/.local/share/apphome.
+    The root is --root DIR (before the verb or after it), else $APPHOME_ROOT,
+    else $XDG_DATA_HOME/apphome, else ~/.local/share/apphome.
 
     The device root key of a new keychain goes to the Secret Service when a
     session bus is set, else to a 0600 key file; APPHOME_KEYCHAIN_KEY_STORE=file

@@ -11,6 +11,9 @@ struct VerbOptions {
     /// piped standard input is read, as without `-w`).
     var promptForSecret = false
     var app: String?
+    /// `--root` and `--access-group` given after the verb (as before it).
+    var root: String?
+    var accessGroup: String?
     /// `--accessibility CLASS` (add verbs): the item's class by Apple's name.
     var accessibility: String?
     /// `-T PATH` (add verbs, repeatable) and `-A`: macOS's per-application
@@ -29,7 +32,9 @@ struct VerbOptions {
     ///     are accepted (the add verbs).
     static func scan(_ args: [String], valueOptions: Set<Character>, flagOptions: Set<Character>,
                      addSecret: Bool) throws(SecurityFailure) -> VerbOptions {
-        var specs: [ArgumentScanner.Option] = [.init("--app", .required("a bundle identifier"), empty: "a bundle identifier")]
+        var specs: [ArgumentScanner.Option] = [.init("--app", .required("a bundle identifier"), empty: "a bundle identifier"),
+                                               .init("--root", .required("a value"), empty: "a value"),
+                                               .init("--access-group", .required("a value"), empty: "a value")]
         for letter in valueOptions where !(letter == "w" && addSecret) { specs.append(.init("-\(letter)", .required("a value"))) }
         for letter in flagOptions where !(letter == "w" && addSecret) { specs.append(.init("-\(letter)")) }
         if addSecret {
@@ -54,6 +59,8 @@ struct VerbOptions {
         for m in matches {
             switch m.name {
             case "--app": o.app = m.value; continue
+            case "--root": o.root = m.value; continue
+            case "--access-group": o.accessGroup = m.value; continue
             case "--accessibility": o.accessibility = m.value; continue
             case "-T": o.trustedApplications.append(m.value ?? ""); continue
             case "-A": o.trustedApplications.append("*"); continue

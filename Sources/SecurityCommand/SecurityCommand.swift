@@ -84,7 +84,8 @@ public struct SecurityCommand {
                 return try locking.run(Array(rest), root: root, environment: environment, console: console, prompter: prompter)
             }
             var options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags, addSecret: spec.addsSecret)
-            guard let rootPath = root ?? environment.configuration.root else {
+            if let given = options.accessGroup { groupName = given }
+            guard let rootPath = options.root ?? root ?? environment.configuration.root else {
                 throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
             var login = false

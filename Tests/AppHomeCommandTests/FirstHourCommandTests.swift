@@ -56,6 +56,21 @@ import Testing
         #expect(try keychain.storedGroups().isEmpty)
     }
 
+    /// `--root` after the verb, as before it; after run's bundle id it is the program's.
+    @Test func theRootMayFollowTheVerb() {
+        let w = World()
+        #expect(w.apphome("install", w.v1).status == 0)
+        for args in [["list", "--root", w.root], ["list", "--root=" + w.root], ["info", "--root", w.root, Self.id]] {
+            let console = CapturingConsole()
+            let status = AppHomeCommand.run(args, environment: AppHomeEnvironment(configuration: Configuration(variable: { _ in nil })), console: console)
+            #expect(status == 0 && console.standardOutput.contains(Self.id), "\(args): \(console.standardError)")
+        }
+        let passed = w.apphome("run", Self.id, "--", "/bin/sh", "-c", "test \"$1 $2\" = \"--root x\"", "sh", "--root", "x")
+        #expect(passed.status == 0, "run's program gets its --root: \(passed)")
+        let missing = w.apphome("list", "--root")
+        #expect(missing.status == 255 && missing.err == "apphome: option --root needs a directory\nRun 'apphome help list' for its usage.\n")
+    }
+
     @Test func uninstallDryRunOfAnAppNotInstalledFails() {
         let w = World()
         let r = w.apphome("uninstall", "--dry-run", "com.example.Missing")

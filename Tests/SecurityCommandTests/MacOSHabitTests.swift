@@ -67,6 +67,14 @@ import Testing
         #expect(try FileManager.default.subpathsOfDirectory(atPath: s.root).sorted() == before)
     }
 
+    @Test func globalOptionsMayFollowTheVerb() throws {
+        let s = try scratch()
+        #expect(s.run(["add-generic-password", "-a", "me", "-s", "api"], stdin: "pw").status == 0)
+        let found = s.run(["find-generic-password", "--root", s.root, "--access-group", "com.example.A", "-s", "api", "-w"],
+                          extra: ["APPHOME_ROOT": "/nonexistent"])
+        #expect(found.status == 0 && found.out == "pw\n", "\(found)")
+    }
+
     @Test func theAppNamedAndTheLoginKeychainExcludeEachOther() throws {
         let s = try scratch()
         let r = s.run(["--app", "com.example.A", "find-generic-password", "-s", "api", "login.keychain"], app: nil)
