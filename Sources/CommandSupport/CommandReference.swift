@@ -32,11 +32,16 @@ public struct CommandReference: Sendable {
     }
 
     /// The verb named `name` (or one of its aliases), or `nil`.
+    ///
+    /// Compares bytes, folding ASCII case when verbs are case-insensitive:
+    /// no string is made, as this runs in every command's start-up.
     public func verb(_ name: String) -> Verb? {
-        let wanted = caseInsensitiveVerbs ? name.lowercased() : name
-        return verbs.first { verb in
-            ([verb.name] + verb.aliases).contains { (caseInsensitiveVerbs ? $0.lowercased() : $0) == wanted }
-        }
+        verbs.first { verb in Self.same(verb.name, name, caseInsensitiveVerbs) || verb.aliases.contains { Self.same($0, name, caseInsensitiveVerbs) } }
+    }
+
+    static func same(_ a: String, _ b: String, _ foldCase: Bool) -> Bool {
+        guard foldCase else { return a == b }
+        return a.utf8.elementsEqual(b.utf8) { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
     }
 
     /// Every option: the command's and each verb's, without repeats, in order.

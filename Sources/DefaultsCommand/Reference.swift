@@ -29,32 +29,29 @@ extension DefaultsCommand {
         ],
         caseInsensitiveVerbs: true)
 
-    /// The options before the verb that each verb honours; any other one
-    /// given is refused (``refuseUnhonouredOptions(verb:)``), never ignored.
-    /// `-currentHost`, `-host` and `--root` apply to every verb.
-    static let honouredOptions: [String: [String]] = [
-        "read": ["--format", "--key-path", "--settings-bundle", "--idiom"],
-        "read-type": ["--format", "--key-path"],
-        "write": ["--key-path", "--settings-bundle", "--idiom", "--force"],
-        "rename": ["--key-path"],
-        "delete": ["--key-path"],
-        "remove": ["--key-path"],
-        "delete-all": ["--key-path"],
-        "import": ["--format", "--settings-bundle", "--idiom", "--force"],
-        "export": ["--format"],
-        "domains": ["--format"],
-        "find": ["--format"],
-        "apply": ["--format", "--settings-bundle", "--idiom", "--force"],
-        "lint": ["--settings-bundle", "--idiom"],
-        "validate": ["--settings-bundle", "--idiom"],
-        "range": ["--settings-bundle", "--idiom"],
-    ]
+    /// The options before the verb that `verb` (lowercased) honours; any
+    /// other one given is refused (``refuseUnhonouredOptions(_:verb:_:)``),
+    /// never ignored. `-currentHost`, `-host` and `--root` apply to every verb.
+    /// A switch, not a dictionary: this runs in every start-up.
+    static func honouredOptions(_ verb: String) -> [String] {
+        switch verb {
+        case "read": return ["--format", "--key-path", "--settings-bundle", "--idiom"]
+        case "read-type": return ["--format", "--key-path"]
+        case "write": return ["--key-path", "--settings-bundle", "--idiom", "--force"]
+        case "rename", "delete", "remove", "delete-all": return ["--key-path"]
+        case "import", "apply": return ["--format", "--settings-bundle", "--idiom", "--force"]
+        case "export", "domains", "find": return ["--format"]
+        case "lint", "validate", "range": return ["--settings-bundle", "--idiom"]
+        default: return []
+        }
+    }
 
     /// Refuses an option before the verb that `verb` would not act on
     /// (`--format json write …`, `--force read …`).
     static func refuseUnhonouredOptions(_ options: Options, verb: String, _ args: [String]) throws(CommandFailure) {
-        let honoured = Self.honouredOptions[verb] ?? []
-        for option in options.given where !honoured.contains(option) && !["-currentHost", "-host", "--root"].contains(option) {
+        guard !options.given.isEmpty else { return }
+        let honoured = honouredOptions(verb)
+        for option in options.given where !honoured.contains(option) && option != "-currentHost" && option != "-host" && option != "--root" {
             throw .usage("option \(option) does not apply to \(verb)")
         }
         guard options.given.contains("--format") else { return }
