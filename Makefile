@@ -36,6 +36,8 @@ TEST_PACKAGES  += git golang-docker-credential-helpers
 TEST_PACKAGES  += syncthing curl
 # The package (`make deb`) and its test: Debian's own tools and man to render the pages.
 TEST_PACKAGES  += dpkg-dev lintian man-db
+# The zsh and fish completions' tests run the real shells.
+TEST_PACKAGES  += zsh fish
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 # What `make install` and `make deb` ship. One more executable is one more word in
@@ -43,7 +45,12 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 # executables (plistbench, prefsbench, keychainbench, apphome-crashing) are never here.
 EXECUTABLES := defaults apphome security prefsd git-credential-apphome apphome-secretd
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
-COMPLETIONS := $(wildcard completions/*)
+# Completions: bash (completions/NAME), zsh (completions/_NAME), fish (completions/NAME.fish).
+BASH_COMPLETIONS := $(filter-out completions/_% %.fish,$(wildcard completions/*))
+ZSH_COMPLETIONS  := $(wildcard completions/_*)
+FISH_COMPLETIONS := $(wildcard completions/*.fish)
+# The one version number: the constant every executable's --version prints.
+VERSION := $(shell sed -n 's/^ *public static let number = "\(.*\)"$$/\1/p' Sources/CommandSupport/Version.swift)
 USER_UNITS  := prefsd.socket prefsd.service apphome-secretd.service
 # The session bus starts apphome-secretd (through its user unit) on the first Secret
 # Service call; named apart from gnome-keyring's org.freedesktop.secrets.service.
@@ -54,10 +61,12 @@ DESTDIR    ?=
 BINDIR     := $(PREFIX)/bin
 MANDIR     := $(PREFIX)/share/man
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  := $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
 USERUNITDIR := $(PREFIX)/lib/systemd/user
 DBUSSERVICEDIR := $(PREFIX)/share/dbus-1/services
 
-.PHONY: all build release deps demo-deps test demo bench clean install uninstall deb print-executables
+.PHONY: all build release deps demo-deps test demo bench clean install uninstall deb print-executables print-version
 
 all: build
 
@@ -99,14 +108,17 @@ clean:
 	rm -rf .build
 
 # Installs what `make release` built (run `make release` first as yourself when
-# installing with sudo): the executables, their man pages, the bash completion and
+# installing with sudo): the executables, their man pages, the bash, zsh and fish completions and
 # prefsd's systemd user units, whose ExecStart names $(BINDIR)/prefsd.
 install:
 	@for e in $(EXECUTABLES); do [ -x $(RELEASE_BIN)/$$e ] || { echo "install: $(RELEASE_BIN)/$$e missing; run 'make release' first" >&2; exit 1; }; done
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DBUSSERVICEDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DBUSSERVICEDIR)
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(EXECUTABLES)) $(DESTDIR)$(BINDIR)/
 	for m in $(MANPAGES); do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
-	install -m 0644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
+	install -m 0644 $(BASH_COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
+	install -m 0644 $(ZSH_COMPLETIONS) $(DESTDIR)$(ZSHCOMPDIR)/
+	install -m 0644 $(FISH_COMPLETIONS) $(DESTDIR)$(FISHCOMPDIR)/
 	install -m 0644 examples/systemd/prefsd.socket $(DESTDIR)$(USERUNITDIR)/
 	sed 's|^ExecStart=[^ ]*/prefsd |ExecStart=$(BINDIR)/prefsd |' examples/systemd/prefsd.service > $(DESTDIR)$(USERUNITDIR)/prefsd.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/prefsd.service
@@ -118,10 +130,16 @@ install:
 print-executables:
 	@echo $(EXECUTABLES)
 
+# The version (packaging/build-deb.sh and the packaging test read it here).
+print-version:
+	@echo $(VERSION)
+
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(EXECUTABLES))
 	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
-	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(notdir $(COMPLETIONS)))
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(notdir $(BASH_COMPLETIONS)))
+	rm -f $(addprefix $(DESTDIR)$(ZSHCOMPDIR)/,$(notdir $(ZSH_COMPLETIONS)))
+	rm -f $(addprefix $(DESTDIR)$(FISHCOMPDIR)/,$(notdir $(FISH_COMPLETIONS)))
 	rm -f $(addprefix $(DESTDIR)$(USERUNITDIR)/,$(USER_UNITS))
 	rm -f $(addprefix $(DESTDIR)$(DBUSSERVICEDIR)/,$(DBUS_SERVICES))
 

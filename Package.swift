@@ -1,4 +1,7 @@
 // swift-tools-version:6.0
+// AppHome: the iOS application home on Linux, in Swift.
+// Copyright 2026 AppHome developers. Licensed under the Apache License, Version 2.0
+// (the "License"); see the LICENSE file at the root of this tree.
 import PackageDescription
 
 // The shipped executables that link libsecret (glib) start with the Swift standard library
@@ -110,6 +113,9 @@ let package = Package(
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        // Help, man pages and completions against each command's one list of verbs and options.
+        .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
+                                                                  "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain"]),
         .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the

@@ -5,7 +5,8 @@
 # Environment:
 #   BIN_DIR   the built executables (default .build/release)
 #   OUT_DIR   where the .deb goes (default .build/deb)
-#   VERSION   the package version (default: packaging/VERSION)
+#   VERSION   the package version (default: `make print-version`, the constant in
+#             Sources/CommandSupport/Version.swift that --version prints)
 #   SKIP_LINTIAN=1  build only
 # Prints the path of the .deb on the last line of standard output.
 set -euo pipefail
@@ -13,7 +14,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 BIN_DIR=${BIN_DIR:-$top/.build/release}
 OUT_DIR=${OUT_DIR:-$top/.build/deb}
-VERSION=${VERSION:-$(cat "$here/VERSION")}
+VERSION=${VERSION:-$(make -s -C "$top" print-version)}
+[ -n "$VERSION" ] || { printf 'build-deb: no version in Sources/CommandSupport/Version.swift\n' >&2; exit 1; }
 die() { printf 'build-deb: %s\n' "$*" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps; do
     command -v "$tool" >/dev/null || die "$tool not found; install dpkg-dev (make deps)"

@@ -40,20 +40,25 @@ public struct AppHomeCommand {
         var verbGiven: String?
         do {
             var scanner = ArgumentScanner(arguments)
-            let root = try scanner.leadingOptions([.init("--root", .required("a directory"), empty: "a directory")],
-                                                  unknown: { $0.hasPrefix("--root") ? .usage("unknown option '\($0)'") : nil }).last?.value
+            var rootOption = try scanner.leadingOptions([.init("--root", .required("a directory"), empty: "a directory")],
+                                                        stopAt: ["--help", "-h", "--version"],
+                                                        unknown: { $0.hasPrefix("--root") ? .usage("unknown option '\($0)'") : nil }).last?.value
             var rest = scanner.rest
-            guard let verb = rest.popFirst() else { throw CommandFailure.usage("missing verb") }
+            guard let verb = rest.popFirst() else {
+                // A bare `apphome` shows the whole help.
+                throw CommandFailure(.usage, "missing verb", usageText: HelpText.full)
+            }
             verbGiven = verb
-            // `apphome <verb> --help` (before a `--`, after which the words are run's command).
-            let own = rest.prefix { $0 != "--" }
-            if verb != "help", own.contains("--help") || own.contains("-h"), let section = HelpText.section(for: verb) {
-                console.out(section)
+            if verb == "--version" {
+                guard rest.isEmpty else { throw CommandFailure.usage("unexpected argument '\(rest.first!)'") }
+                console.out(AppHomeVersion.line(command: "apphome"))
                 return 0
             }
-            if verb == "help" || verb == "--help" || verb == "-h" {
+            if verb == "help" || CommandReference.isHelpFlag(verb) {
                 if rest.count == 1 {
-                    guard let section = HelpText.section(for: rest.first!) else { throw CommandFailure.usage("unknown verb '\(rest.first!)'") }
+                    guard let known = reference.verb(rest.first!), let section = HelpText.section(for: known.name) else {
+                        throw CommandFailure.usage("unknown verb '\(rest.first!)'")
+                    }
                     console.out(section)
                     return 0
                 }
@@ -61,8 +66,30 @@ public struct AppHomeCommand {
                 console.out(HelpText.full)
                 return 0
             }
-            if signingVerbs.contains(verb) { return try performSigning(verb, Array(rest), console: console) }
-            guard let root = root ?? environment.defaultRoot() else {
+            guard let known = reference.verb(verb) else { throw CommandFailure.usage("unknown verb '\(verb)'") }
+            // `apphome <verb> --help`; after run's and launch's bundle id, the words are the program's.
+            let own = verb == "run" || verb == "launch" ? rest.prefix(1) : rest.prefix { $0 != "--" }
+            if own.contains(where: CommandReference.isHelpFlag), let section = HelpText.section(for: known.name) {
+                console.out(section)
+                return 0
+            }
+            // `--root DIR` may also follow the verb (before run's and launch's bundle id, before a `--`).
+            var arguments = Array(rest)
+            var index = 0
+            while index < arguments.count, arguments[index] != "--" {
+                let arg = arguments[index]
+                if (verb == "run" || verb == "launch") && !arg.hasPrefix("-") { break }
+                if arg == "--root" || arg.hasPrefix("--root=") {
+                    let value = arg == "--root" ? (index + 1 < arguments.count ? arguments[index + 1] : nil) : String(arg.dropFirst(7))
+                    guard let value, !value.isEmpty else { throw CommandFailure.usage("option --root needs a directory") }
+                    rootOption = value
+                    arguments.removeSubrange(index..<(index + (arg == "--root" ? 2 : 1)))
+                    continue
+                }
+                index += 1
+            }
+            if signingVerbs.contains(verb) { return try performSigning(verb, arguments, console: console) }
+            guard let root = rootOption ?? environment.defaultRoot() else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
             let keychain = KeychainParticipant(root: root, policy: environment.keychainKeyPolicy)
@@ -70,15 +97,15 @@ public struct AppHomeCommand {
             if let hook = environment.stepHook { manager.stepHook = hook }
             let command = AppHomeCommand(manager: manager, environment: environment,
                                          console: console, hookTimeout: hookTimeout, prompter: prompter, freeBytes: freeBytes)
-            return try command.perform(verb, Array(rest))
+            return try command.perform(verb, arguments)
         } catch let error as ContainersError {
             var message = error.description
             if case .registryCorrupt = error, verbGiven != "doctor" {
                 message += "; run 'apphome doctor' to rebuild it from the homes"
             }
-            return CommandFailure.report(CommandFailure.failure(message), command: "apphome", usage: HelpText.full, to: console)
+            return CommandFailure.report(CommandFailure.failure(message), command: "apphome", help: "", to: console)
         } catch {
-            return CommandFailure.report(error, command: "apphome", usage: HelpText.full, to: console)
+            return CommandFailure.report(error, command: "apphome", help: reference.helpLine(for: verbGiven), to: console)
         }
     }
 

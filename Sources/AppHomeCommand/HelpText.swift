@@ -22,10 +22,12 @@ enum HelpText {
                                          install a new version, keeping Documents and Library;
                                          a signed app takes only a bundle signed by its team;
                                          a lower CFBundleVersion is refused without --allow-downgrade
-      uninstall <bundle-id> [--forget-synced]
-                                         remove an app, its home and all its data; its synced
-                                         key-value store stays on the other machines unless
-                                         --forget-synced removes every key everywhere
+      uninstall [--dry-run] [--forget-synced] <bundle-id>
+                                         remove an app, its home and all its data (its keychain
+                                         items and app groups no other app holds too);
+                                         --dry-run lists what would go and changes nothing;
+                                         its synced key-value store stays on the other machines
+                                         unless --forget-synced removes every key everywhere
       list [--json]                      list installed apps
       info <bundle-id>                   show an installed app's details
       container <bundle-id> [KIND]       print one path of an app; KIND is
@@ -39,9 +41,10 @@ enum HelpText {
       doctor [--dry-run]                 find and repair what a crash left (interrupted
                                          install/update/uninstall, orphaned homes, stray files);
                                          rebuild a lost or damaged registry from the homes
-      purge-caches [--target-free BYTES] empty apps' and app groups' Library/Caches,
-                                         oldest first, until BYTES are free (all of them
-                                         without a target)
+      purge-caches [--target-free SIZE]  empty apps' and app groups' Library/Caches,
+                                         oldest first, until SIZE is free (all of them
+                                         without a target); SIZE in bytes or with K, M, G
+                                         or T (powers of 1024): 500M, 1.5G
       clean-tmp                          empty tmp/ of every app that is not running
       backup <bundle-id>|--all [--to DIR|restic:REPO [--init]] [--password | --password-stdin]
                                          back up an app's home (not its bundle, Library/Caches
@@ -73,7 +76,9 @@ enum HelpText {
                                          (restic forget and prune for a repository)
       keygen KEYFILE                     make an Ed25519 publisher key pair: the secret key in
                                          KEYFILE (0600, never replaced), the public key in
-                                         KEYFILE.pub; prints the team identifier
+                                         KEYFILE.pub; prints the team identifier. KEYFILE's
+                                         directory must exist (mkdir -m 700 it first: no
+                                         directory for a secret key is made on its own)
       sign <Name.app> --key KEYFILE      sign a bundle: _CodeSignature/CodeResources seals every
                                          file and the groups Info.plist claims (replaced if present)
       verify <Name.app>                  check a bundle's signature; prints its team, or names
@@ -85,8 +90,10 @@ enum HelpText {
                                          apps' synced key-value stores once (prefsd does it live)
       help [<verb>]                      print this help, or one verb's (also <verb> --help)
 
-    The root is --root DIR, else $APPHOME_ROOT, else $XDG_DATA_HOME/apphome,
-    else ~/.local/share/apphome.
+    --version prints the version; --help (or -h) is help.
+
+    The root is --root DIR (before the verb or after it), else $APPHOME_ROOT,
+    else $XDG_DATA_HOME/apphome, else ~/.local/share/apphome.
     uninstall goes through prefsd when its socket answers (APPHOME_PREFSD=
     off|auto|require, APPHOME_SOCKET), so that its cache and watchers follow.
 

@@ -38,12 +38,14 @@ extension AppHomeCommand {
         }
     }
 
-    /// `uninstall <bundle-id>`.
+    /// `uninstall [--dry-run] [--forget-synced] <bundle-id>`.
     func uninstall(_ arguments: [String]) throws {
         var args = arguments
         let forgetAsked = args.contains("--forget-synced")
-        args.removeAll { $0 == "--forget-synced" }
+        let dryRun = args.contains("--dry-run")
+        args.removeAll { $0 == "--forget-synced" || $0 == "--dry-run" }
         let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
+        if dryRun { return try previewUninstall(id) }
         try finishInterruptedOperation()
         // The app's synced store goes with its home; its values stay on the other
         // machines unless the user asks for tombstones (after the uninstall succeeded).

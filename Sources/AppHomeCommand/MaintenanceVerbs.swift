@@ -65,16 +65,16 @@ extension AppHomeCommand {
         }
     }
 
-    /// `purge-caches [--target-free BYTES]`.
+    /// `purge-caches [--target-free SIZE]`: SIZE in bytes or with a unit (`500M`, ``ByteCount``).
     func purgeCaches(_ args: [String]) throws -> Int32 {
         var target: UInt64?
         var rest = args[...]
         while let arg = rest.popFirst() {
             if arg == "--target-free" || arg.hasPrefix("--target-free=") {
                 let text = arg == "--target-free" ? rest.popFirst() : String(arg.dropFirst(14))
-                guard let text, !text.isEmpty else { throw CommandFailure.usage("option --target-free needs a number of bytes") }
-                guard let bytes = UInt64(text) else {
-                    throw CommandFailure.usage("option --target-free needs a number of bytes, not '\(text)'")
+                guard let text, !text.isEmpty else { throw CommandFailure.usage("option --target-free needs a size") }
+                guard let bytes = ByteCount.parse(text) else {
+                    throw CommandFailure.usage("option --target-free needs a size (bytes, or a number with K, M, G or T: 500M), not '\(text)'")
                 }
                 target = bytes
             } else if arg.hasPrefix("-") {
@@ -96,13 +96,14 @@ extension AppHomeCommand {
                     console.out("skipped \(r.owner): it is running\n")
                 }
             } else {
-                console.out("purged \(r.owner): \(r.bytesFreed) bytes freed\n")
+                console.out("purged \(r.owner): \(ByteCount.human(UInt64(r.bytesFreed))) freed\n")
             }
         }
         let freed = report.results.reduce(0) { $0 + $1.bytesFreed }
-        console.out("\(freed) bytes freed in total; \(report.freeAfter) bytes free\n")
+        console.out("\(ByteCount.human(UInt64(freed))) freed in total; \(ByteCount.human(UInt64(report.freeAfter))) free\n")
         if let target, !report.targetReached {
-            console.err("apphome: only \(report.freeAfter) bytes free after purging every cache it could; the target was \(target)\n")
+            console.err("apphome: only \(ByteCount.human(UInt64(report.freeAfter))) free after purging every cache it could; "
+                        + "the target was \(ByteCount.human(target))\n")
             return 1
         }
         if refused > 0 { throw Self.linkRefusal(refused) }
@@ -127,7 +128,7 @@ extension AppHomeCommand {
             } else if r.skippedRunning {
                 console.out("skipped \(r.owner): it is running\n")
             } else {
-                console.out("cleaned \(r.owner): \(r.bytesFreed) bytes freed\n")
+                console.out("cleaned \(r.owner): \(ByteCount.human(UInt64(r.bytesFreed))) freed\n")
             }
         }
         if refused > 0 { throw Self.linkRefusal(refused) }

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import CommandSupport
 import Containers
 
@@ -12,6 +13,7 @@ extension AppHomeCommand {
         switch verb {
         case "keygen":
             let file = try plainOperand(args, "key file")
+            try requireDirectory(of: file)
             let key = SigningKey.generate()
             try key.write(to: file)
             console.out("team identifier: \(key.team)\nsecret key: \(file) (0600; keep it private)\npublic key: \(file).pub\n")
@@ -48,6 +50,20 @@ extension AppHomeCommand {
             throw CommandFailure.usage("unknown verb '\(verb)'")
         }
         return 0
+    }
+
+    /// Refuses a key file whose directory is missing (or is no directory),
+    /// naming the directory: a secret key's directory is the user's to make
+    /// (and to make private), never made on the side.
+    static func requireDirectory(of file: String) throws(CommandFailure) {
+        guard file.contains("/") else { return }
+        let directory = FileSystem.parentDirectory(file)
+        if FileSystem.isDirectory(directory) { return }
+        if FileSystem.exists(directory) {
+            throw .failure("cannot make \(file): \(directory) is not a directory; no key was made")
+        }
+        throw .failure("cannot make \(file): the directory \(directory) does not exist; "
+                       + "make it first (mkdir -m 700 \(directory)); no key was made")
     }
 
     /// The one operand of a verb that takes no options.

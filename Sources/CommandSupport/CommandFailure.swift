@@ -3,12 +3,13 @@
 /// The one place that decides exit statuses and what goes to standard
 /// error, for all four commands: a usage error exits 255 (the status macOS
 /// tools give, via `exit(-1)`; `security` uses 2, as SecurityTool does) and
-/// is followed by the usage text; every other failure exits 1 unless it
-/// carries its own status (`security`'s keychain errors exit with the low
-/// byte of their `OSStatus`).
+/// is followed by one line saying where its help is (``CommandReference/helpLine(for:)``),
+/// never by the whole help, which would bury the reason; every other failure
+/// exits 1 unless it carries its own status (`security`'s keychain errors
+/// exit with the low byte of their `OSStatus`).
 public struct CommandFailure: Error, Equatable, Sendable {
     public enum Kind: Sendable, Equatable {
-        /// The command line is wrong: the usage text follows the message.
+        /// The command line is wrong: a line pointing at the help follows the message.
         case usage
         /// The command line was understood but the work failed.
         case failure
@@ -18,7 +19,8 @@ public struct CommandFailure: Error, Equatable, Sendable {
     public var message: String
     /// The exit status.
     public var exitStatus: Int32
-    /// The usage text to show instead of the command's full one (a verb's own).
+    /// Text to show after the message instead of the one-line pointer to
+    /// the help: the whole help, for a command given no verb at all.
     public var usageText: String?
 
     public init(_ kind: Kind, _ message: String, exitStatus: Int32? = nil, usageText: String? = nil) {
@@ -39,18 +41,20 @@ public struct CommandFailure: Error, Equatable, Sendable {
     }
 
     /// Writes the failure to standard error as `<command>: <message>`,
-    /// followed for a usage error by the usage text (after a blank line
-    /// when `blankLineBeforeUsage`), and returns the exit status.
-    public func report(command: String, usage: String, to console: Console, blankLineBeforeUsage: Bool = true) -> Int32 {
+    /// followed for a usage error by `help` (one line, such as "Run
+    /// 'defaults help write' for its usage."), or by ``usageText`` after a
+    /// blank line when it has one, and returns the exit status.
+    public func report(command: String, help: String, to console: Console) -> Int32 {
         console.err("\(command): \(message)\n")
-        if kind == .usage { console.err((blankLineBeforeUsage ? "\n" : "") + (usageText ?? usage)) }
+        if kind == .usage {
+            if let usageText { console.err("\n" + usageText) } else if !help.isEmpty { console.err(help + "\n") }
+        }
         return exitStatus
     }
 
     /// The one error → exit status mapping of the commands: reports `error`
     /// (see ``init(_:)``) and returns its status.
-    public static func report(_ error: any Error, command: String, usage: String, to console: Console,
-                              blankLineBeforeUsage: Bool = true) -> Int32 {
-        CommandFailure(error).report(command: command, usage: usage, to: console, blankLineBeforeUsage: blankLineBeforeUsage)
+    public static func report(_ error: any Error, command: String, help: String, to console: Console) -> Int32 {
+        CommandFailure(error).report(command: command, help: help, to: console)
     }
 }

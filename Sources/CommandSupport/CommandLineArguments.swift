@@ -53,7 +53,7 @@ public enum CommandLineArguments {
 
     /// Runs `body` with the decoded `arguments`, or reports why they cannot
     /// be decoded as the command's failure (`<command>: …`, status 1)
-    /// through ``CommandFailure/report(command:usage:to:blankLineBeforeUsage:)``
+    /// through ``CommandFailure/report(command:help:to:)``
     /// and returns its status without calling `body`.
     ///
     /// An argument that is no text is a failure rather than a usage error:
@@ -63,7 +63,7 @@ public enum CommandLineArguments {
         do throws(CommandFailure) {
             return body(try decode(arguments, secretAfter: secretAfter))
         } catch {
-            return error.report(command: command, usage: "", to: console)
+            return error.report(command: command, help: "", to: console)
         }
     }
 

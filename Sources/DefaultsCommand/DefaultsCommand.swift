@@ -33,6 +33,9 @@ public struct DefaultsCommand {
         /// `--synced`: the domain is an app's synced key-value store
         /// (`com.apple.developer.ubiquity-kvstore-identifier`), not a preference domain.
         var synced = false
+        /// The options given (before the verb or right after it), for
+        /// refusing one the verb would ignore.
+        var given: [String] = []
     }
 
     let store: PreferenceStore
@@ -71,18 +74,31 @@ public struct DefaultsCommand {
         console: Console,
         makeStore: ((String) throws -> PreferenceStore)? = nil
     ) -> Int32 {
+        var verbGiven: String?
         do {
             var rest = arguments[...]
-            let options = try scanOptions(&rest)
+            var options = try scanOptions(&rest)
             guard let verbArgument = rest.popFirst() else {
-                throw CommandFailure.usage("missing verb")
+                // A bare `defaults` shows the whole help, as on macOS.
+                throw CommandFailure(.usage, "missing verb", usageText: HelpText.full)
             }
+            verbGiven = verbArgument
             let verb = verbArgument.lowercased()
-            if verb == "help" || verb == "--help" || verb == "-h" {
+            if verb == "--version" {
                 guard rest.isEmpty else { throw unexpected(rest.first!) }
-                console.out(HelpText.full)
+                console.out(AppHomeVersion.line(command: "defaults"))
                 return 0
             }
+            if verb == "help" || CommandReference.isHelpFlag(verb) {
+                return try help(topic: rest, console: console)
+            }
+            guard reference.verb(verb) != nil else { throw CommandFailure.usage("unknown verb \(verbArgument)") }
+            // The options may also follow the verb (`read --format json D`), before its operands.
+            try scanOptions(&rest, into: &options, verbFlags: ["--effective", "--json", "--strict", "--dry-run"])
+            if let first = rest.first, CommandReference.isHelpFlag(first) {
+                return try help(topic: [verb], console: console)
+            }
+            try refuseUnhonouredOptions(options, verb: verb, Array(rest))
             guard let root = options.root ?? configuration.root else {
                 throw CommandFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
             }
@@ -116,8 +132,25 @@ public struct DefaultsCommand {
             try command.perform(verb: verb, verbArgument: verbArgument, Array(rest))
             return 0
         } catch {
-            return CommandFailure.report(error, command: "defaults", usage: HelpText.full, to: console)
+            return CommandFailure.report(error, command: "defaults", help: reference.helpLine(for: verbGiven), to: console)
         }
+    }
+
+    /// `help`, `help VERB`, `VERB --help`: the whole help, or one verb's lines of it.
+    static func help(topic: ArraySlice<String>, console: Console) throws(CommandFailure) -> Int32 {
+        guard let name = topic.first else {
+            console.out(HelpText.full)
+            return 0
+        }
+        if topic.count > 1 { throw unexpected(topic[topic.index(after: topic.startIndex)]) }
+        guard let verb = reference.verb(name) else { throw .usage("unknown verb \(name)") }
+        if verb.name == "help" {
+            console.out(HelpText.full)
+            return 0
+        }
+        console.out(HelpSections.section(of: HelpText.full, verb: verb.name, caseInsensitive: true)
+                    ?? "  \(verb.name)\n")
+        return 0
     }
 
     /// The store `defaults` uses: files under `root`, with each installed
@@ -147,8 +180,32 @@ public struct DefaultsCommand {
     static func scanOptions(_ rest: inout ArraySlice<String>) throws(CommandFailure) -> Options {
         var options = Options()
         var scanner = ArgumentScanner(rest)
-        // `--help` and `-h` stop the scan: they are handled as the verb.
-        for match in try scanner.leadingOptions(leadingOptions, stopAt: ["--help", "-h"], unknown: { .usage("unknown option \($0)") }) {
+        // `--help`, `-h` and `--version` stop the scan: they are handled as the verb.
+        let matches = try scanner.leadingOptions(leadingOptions, stopAt: ["--help", "-h", "--version"],
+                                                 unknown: { .usage("unknown option \($0)") })
+        try apply(matches, to: &options)
+        rest = scanner.rest
+        return options
+    }
+
+    /// Scans the options right after the verb, passing over the verb's own
+    /// flags (`read --effective --format json D K`), which stay in front.
+    static func scanOptions(_ rest: inout ArraySlice<String>, into options: inout Options, verbFlags: [String]) throws(CommandFailure) {
+        var own: [String] = []
+        while true {
+            var scanner = ArgumentScanner(rest)
+            try apply(try scanner.leadingOptions(leadingOptions, unknown: { _ in nil }), to: &options)
+            rest = scanner.rest
+            guard let first = rest.first, verbFlags.contains(first) else { break }
+            own.append(first)
+            rest.removeFirst()
+        }
+        rest = own[...] + rest
+    }
+
+    private static func apply(_ matches: [ArgumentScanner.Match], to options: inout Options) throws(CommandFailure) {
+        for match in matches {
+            if !options.given.contains(match.name) { options.given.append(match.name) }
             let value = match.value ?? ""
             switch match.name {
             case "-currentHost": options.scope = .currentHost
@@ -168,8 +225,6 @@ public struct DefaultsCommand {
             default: options.force = true
             }
         }
-        rest = scanner.rest
-        return options
     }
 
     /// An argument beyond what a verb takes: a usage error (status 255).
@@ -199,7 +254,12 @@ public struct DefaultsCommand {
         case "export": try exportDomain(args)
         case "domains":
             guard args.isEmpty else { throw Self.unexpected(args[0]) }
-            console.out(try store.domainNames().joined(separator: ", ") + "\n")
+            let names = try store.domainNames()
+            if options.format == .text {
+                console.out(names.joined(separator: ", ") + "\n")
+            } else {
+                try printValue(.array(names.map { .string($0) }), topLevel: false)
+            }
         case "find": try find(args)
         case "lint": try lint(args)
         case "validate": try validate(args)

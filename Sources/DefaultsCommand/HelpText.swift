@@ -52,14 +52,20 @@ enum HelpText {
 
     static let apphome = """
 
-    AppHome options (before the verb):
+    AppHome options (before the verb, or right after it: read --format json D):
       --root <dir>             the AppHome root (default: $APPHOME_ROOT, else
                                $XDG_DATA_HOME/apphome, else ~/.local/share/apphome)
-      --format text|xml|json   how read and export - print values: text is the
-                               macOS layout (lossy); xml and json keep every type
+      --format text|xml|json   how read, read-type, export, domains and find
+                               print values: text is the macOS layout (lossy);
+                               xml and json keep every type (export to a file:
+                               binary unless xml or json is asked for)
       --key-path               <key> is a path into nested values: components
                                separated by ':' ('\\:' for a colon), array items
                                by index, e.g. window:frame:0
+      --help, -h               print this help; help <verb> or <verb> --help
+                               prints one verb's
+      --version                print the version
+    An option a verb would not act on is a usage error. -g is -globalDomain.
 
     AppHome verbs:
       printHostIdentifier      prints the identifier used for -currentHost files
@@ -85,7 +91,7 @@ enum HelpText {
                                root's and not group/other writable; their keys
                                win over every layer and cannot be written
 
-    Settings bundles (a domain's schema; see README "Settings bundles"):
+    Settings bundles (a domain's schema; see docs/guide.md "Settings bundles"):
       lint [--json] [--strict] [--profile apple|iask] [--idiom phone|pad]
            [--schema FILE] <Settings.bundle|domain>
                                report every problem of a bundle with its rule

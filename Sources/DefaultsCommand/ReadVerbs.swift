@@ -40,7 +40,12 @@ extension DefaultsCommand {
               let value = try keyPath(args[1]).value(in: contents) else {
             throw CommandFailure.failure("The domain/default pair of (\(pairName(domain)), \(args[1])) does not exist")
         }
-        console.out("Type is \(value.typeName)\n")
+        if options.format == .text {
+            console.out("Type is \(value.typeName)\n")
+        } else {
+            // xml and json: the type's name as a string value of that format.
+            try printValue(.string(value.typeName), topLevel: true)
+        }
     }
 
     /// `find WORD`: domains whose name, keys or string values contain the
@@ -52,6 +57,8 @@ extension DefaultsCommand {
         var domains: [(String, Domain)] = try store.domainNames().map { ($0, .named($0)) }
         domains.append((Domain.globalDisplayName, .global))
         var found = false
+        // --format xml|json: one dictionary, each matching domain's matching entries.
+        var structured: [PlistKey: PlistValue] = [:]
         for (name, domain) in domains {
             guard let contents = try store.read(domain, scope: options.scope) else { continue }
             let matches: [PlistKey: PlistValue]
@@ -62,8 +69,13 @@ extension DefaultsCommand {
             }
             guard !matches.isEmpty else { continue }
             found = true
-            console.out("Found \(matches.count) keys in domain '\(name)': \(OldStylePrinter.describe(.dictionary(matches)))\n")
+            if options.format == .text {
+                console.out("Found \(matches.count) keys in domain '\(name)': \(OldStylePrinter.describe(.dictionary(matches)))\n")
+            } else {
+                structured[PlistKey(name)] = .dictionary(matches)
+            }
         }
+        if options.format != .text { try printValue(.dictionary(structured), topLevel: false) }
         if !found { console.err("defaults: No domain, key, nor value containing '\(word)'\n") }
     }
 

@@ -27,6 +27,47 @@ extension DefaultsCommand {
         let key = args[1]
         let path = try keyPath(key)
         let request = try ValueArguments.parse(Array(args[2...]))
+        do {
+            try write(request, key: key, path: path, domain: domain, force: force)
+        } catch PreferencesError.policyViolation(let message) {
+            // An untyped value is a string; when a typed flag would make it pass, say which.
+            guard args.count == 3, case .set(.string(let text)) = request, text == args[2],
+                  let typed = typedSuggestion(text, key: path.components[0], domain: domain) else {
+                throw PreferencesError.policyViolation(message)
+            }
+            let command = "defaults write \(args[0]) \(Self.shellWord(key)) \(typed) \(Self.shellWord(text))"
+            throw PreferencesError.policyViolation(message.replacing(
+                "(use --force to write anyway).", with: "(to store it as that type: \(command))."))
+        }
+    }
+
+    /// The typed flag (`-int`, `-float`, `-bool`) under which `text` would
+    /// pass the schema of `key`, or `nil` when none would.
+    func typedSuggestion(_ text: String, key: String, domain: Domain) -> String? {
+        var candidates: [(String, PlistValue)] = []
+        if let n = Int64(text) { candidates.append(("-int", .integer(Int128(n)))) }
+        if let x = Double(text), x.isFinite { candidates.append(("-float", .real(x))) }
+        switch text.lowercased() {
+        case "yes", "true": candidates.append(("-bool", .bool(true)))
+        case "no", "false": candidates.append(("-bool", .bool(false)))
+        default: break
+        }
+        guard !candidates.isEmpty, let validator = try? validator(for: domain, keys: [key]) else { return nil }
+        return candidates.first { _, value in
+            guard let finding = validator.check(domain: domain.description, key: key, value: value) else { return true }
+            return finding.severity != .error
+        }?.0
+    }
+
+    /// `word` as one shell word: as it is when it is plain, else in single quotes.
+    static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil)) || "-_.:/@%+=,".unicodeScalars.contains($0)
+        }
+        return plain ? word : "'" + word.replacing("'", with: "'\\''") + "'"
+    }
+
+    private func write(_ request: WriteRequest, key: String, path: KeyPath, domain: Domain, force: Bool) throws {
         let notes = try store.commit(domain, scope: options.scope, options: writeOptions(force: force, keys: [path.components[0]])) { contents in
             switch request {
             case .set(let value):
@@ -144,7 +185,8 @@ extension DefaultsCommand {
         }
     }
 
-    /// `export D <path|->`: binary plist to a path, XML (or `--format json`) to stdout.
+    /// `export D <path|->`: binary plist to a path, XML to stdout; `--format
+    /// xml|json` chooses the format of either.
     func exportDomain(_ args: [String]) throws {
         let domain = try self.domain(args, verb: "export")
         guard args.count >= 2 else { throw CommandFailure.failure("Need a path to write to") }
@@ -158,7 +200,9 @@ extension DefaultsCommand {
             return
         }
         do {
-            let bytes = try PlistCodec.encode(.dictionary(contents), format: .binary)
+            // Binary, as on macOS, unless --format asks for xml or json.
+            let format: PlistFormat = !options.given.contains("--format") ? .binary : options.format == .json ? .json : .xml
+            let bytes = try PlistCodec.encode(.dictionary(contents), format: format)
             try FileSystem.writeAtomically(bytes, to: args[1])
         } catch let error as SystemError {
             throw CommandFailure.failure("Could not export domain \(domain) to \(args[1]) due to \(error.reason)")

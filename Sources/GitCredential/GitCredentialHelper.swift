@@ -18,6 +18,24 @@ import KeychainClient
 /// `apphome run` or `launch`) every operation is refused, with or without
 /// prefsd, before anything is read or written.
 public enum GitCredentialHelper {
+    /// Its operations and options: what its help, `git-credential-apphome.1`
+    /// and the completions are checked against.
+    public static let reference = CommandReference(
+        command: "git-credential-apphome", options: ["--help", "-h", "--version"],
+        verbs: [.init("get"), .init("store"), .init("erase"), .init("help")])
+
+    /// The usage (`--help` on standard output; a wrong command line on standard error).
+    static let usage = """
+    usage: git-credential-apphome get|store|erase
+      A git credential helper (gitcredentials(7)) on the login keychain: git runs it
+      with one operation and the credential on standard input.
+      get      print the stored username and password for the protocol, host and port
+      store    store the credential (replacing the matching item's secret)
+      erase    remove the matching items
+      help     print this help (also --help, -h); --version prints the version
+
+    """
+
     /// Runs the helper; the exit status: 0 (also for a `get` that finds
     /// nothing, which git expects), 1 for a failure, 2 for a usage error.
     ///
@@ -28,8 +46,16 @@ public enum GitCredentialHelper {
     public static func run(_ arguments: [String], configuration: Configuration, console: Console) -> Int32 {
         let name = "git-credential-apphome"
         guard arguments.count == 1, let operation = arguments.first else {
-            console.err("usage: \(name) get|store|erase (a git credential helper; see gitcredentials(7))\n")
+            console.err(usage)
             return 2
+        }
+        if operation == "help" || CommandReference.isHelpFlag(operation) {
+            console.out(usage)
+            return 0
+        }
+        if operation == "--version" {
+            console.out(AppHomeVersion.line(command: name))
+            return 0
         }
         // git may call helpers with operations they do not know: ignore them.
         guard ["get", "store", "erase"].contains(operation) else { return 0 }

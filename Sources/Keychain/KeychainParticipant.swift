@@ -59,10 +59,8 @@ public struct KeychainParticipant: AppDataParticipant {
     ///   (then nothing is removed, so no group still in use is lost).
     public func appUninstalled(_ entry: RegistryEntry, remaining: [RegistryEntry]) throws {
         // The login keychain belongs to no app: never removed here.
-        var inUse: Set<AccessGroup> = [KeychainContext.loginGroup]
-        for other in remaining { inUse.formUnion(try KeychainContext(installed: other).accessGroups) }
         let k = keychain()
-        let doomed = try k.storedGroups().filter { !inUse.contains($0) }
+        let doomed = try doomedGroups(remaining: remaining, in: k)
         if !doomed.isEmpty { try k.shred(doomed) }
     }
 

@@ -13,6 +13,11 @@ import SettingsBundle
 
 /// The `prefsd` command line: options, socket activation, then the service.
 public enum PrefsdCommand {
+    /// The options of `prefsd` (it has no verbs but `help`): what its help,
+    /// `prefsd.8` and the completions are checked against.
+    public static let reference = CommandReference(
+        command: "prefsd", options: ["--foreground", "--root", "--socket", "--help", "-h", "--version"], verbs: [.init("help")])
+
     static let help = """
     usage: prefsd [--foreground] [--root <dir>] [--socket <path>] [--credential-socket <path>|none]
 
@@ -34,7 +39,8 @@ public enum PrefsdCommand {
                        /run/apphome/credentials.sock for a system instance
                        with --socket /run/apphome/prefsd.sock); none: no
                        credential socket. See docs/credentials.md.
-      -h, --help       print this help
+      -h, --help       print this help (also: prefsd help)
+      --version        print the version
 
     With systemd socket activation (LISTEN_PID, LISTEN_FDS) prefsd serves the
     socket it is given. SIGTERM or SIGINT stops it; every acknowledged write
@@ -59,7 +65,7 @@ public enum PrefsdCommand {
         do {
             var scanner = ArgumentScanner(arguments)
             var root: String?, socket: String?, credentialSocket: String?
-            let options: [ArgumentScanner.Option] = [.init("-h"), .init("--help"), .init("help"), .init("--foreground"),
+            let options: [ArgumentScanner.Option] = [.init("-h"), .init("--help"), .init("help"), .init("--version"), .init("--foreground"),
                                                      .init("--root", .required("a value"), empty: "a value"),
                                                      .init("--socket", .required("a value"), empty: "a value"),
                                                      .init("--credential-socket", .required("a value"), empty: "a value")]
@@ -67,6 +73,9 @@ public enum PrefsdCommand {
                 switch match.name {
                 case "-h", "--help", "help":
                     console.out(help)
+                    return 0
+                case "--version":
+                    console.out(AppHomeVersion.line(command: "prefsd"))
                     return 0
                 case "--root": root = match.value
                 case "--socket": socket = match.value
@@ -120,7 +129,7 @@ public enum PrefsdCommand {
             server.run()
             return 0
         } catch {
-            return CommandFailure.report(error, command: "prefsd", usage: help, to: console)
+            return CommandFailure.report(error, command: "prefsd", help: reference.helpLine(for: nil), to: console)
         }
     }
 

@@ -14,12 +14,16 @@ enum LockVerb: String {
     case unlock = "unlock-keychain"
     case info = "show-keychain-info"
 
-    func run(_ args: [String], root: String?, environment: SecurityEnvironment, console: Console, prompter: SecretPrompter,
-             usage: String) throws(SecurityFailure) -> Int32 {
-        if let extra = args.first { throw .usage(extra.hasPrefix("-") ? "unknown option '\(extra)'" : "unexpected argument '\(extra)'", usage) }
+    func run(_ args: [String], root: String?, environment: SecurityEnvironment, console: Console,
+             prompter: SecretPrompter) throws(SecurityFailure) -> Int32 {
+        // One keychain may be named (`unlock-keychain login.keychain`): they all share the one device key.
+        if let extra = args.first(where: { $0.hasPrefix("-") }) ?? (args.count > 1 ? args[1] : nil) {
+            throw .securityUsage(extra.hasPrefix("-") ? "unknown option '\(extra)'" : "unexpected argument '\(extra)'")
+        }
         guard let root = root ?? environment.configuration.root else {
             throw .failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
         }
+        if let named = args.first { _ = try KeychainName(named, root: root) }
         let keychain = Keychain(root: root, policy: DeviceKeyPolicy(configuration: environment.configuration), now: { PlistDate(secondsSinceReferenceDate: 0) })
         do throws(KeychainError) {
             switch self {

@@ -29,8 +29,6 @@ public struct SecurityCommand {
     let console: Console
     let prompter: SecretPrompter
     let environment: SecurityEnvironment
-    /// The verb's usage, shown after a usage error.
-    let usage: String
 
     /// The options whose value is a secret (`-w SECRET`): `main` never shows
     /// such a value when it is not valid UTF-8
@@ -41,46 +39,76 @@ public struct SecurityCommand {
     /// returns the exit status.
     public static func run(_ arguments: [String], environment: SecurityEnvironment, console: Console,
                            prompter: SecretPrompter, now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) -> Int32 {
-        var usage = HelpText.full
+        var verbGiven: String?
         do {
             var scanner = ArgumentScanner(arguments)
             var root: String?
             var app: String?
             var groupName: String?
-            let leading: [ArgumentScanner.Option] = [.init("--help"), .init("--root", .required("a value"), empty: "a value"),
+            let leading: [ArgumentScanner.Option] = [.init("--root", .required("a value"), empty: "a value"),
                                                      .init("--app", .required("a value"), empty: "a value"),
                                                      .init("--access-group", .required("a value"), empty: "a value")]
             do {
-                for match in try scanner.leadingOptions(leading, unknown: { $0.hasPrefix("--") ? .usage("unknown option '\($0)'") : nil }) {
+                for match in try scanner.leadingOptions(leading, stopAt: ["--help", "-h", "--version"],
+                                                        unknown: { $0.hasPrefix("--") ? .usage("unknown option '\($0)'") : nil }) {
                     switch match.name {
-                    case "--help": console.out(HelpText.full); return 0
                     case "--root": root = match.value
                     case "--app": app = match.value
                     default: groupName = match.value
                     }
                 }
             } catch {
-                throw SecurityFailure.usage(error.message, usage)
+                throw SecurityFailure.securityUsage(error.message)
             }
             var rest = scanner.rest
-            guard let verb = rest.popFirst() else { throw SecurityFailure.usage("missing verb", usage) }
-            if verb == "help" || verb == "-h" {
-                console.out(HelpText.full)
+            guard let verb = rest.popFirst() else {
+                throw CommandFailure(.usage, "missing verb", exitStatus: 2, usageText: HelpText.full)
+            }
+            verbGiven = verb
+            if verb == "--version" {
+                if let extra = rest.first { throw SecurityFailure.securityUsage("unexpected argument '\(extra)'") }
+                console.out(AppHomeVersion.line(command: "security"))
                 return 0
             }
-            guard let spec = Self.verbs[verb] else { throw SecurityFailure.usage("unknown verb '\(verb)'", usage) }
-            usage = spec.usage
-            if rest.contains("--help") || rest.contains("-h") { console.out(spec.usage); return 0 }
+            if verb == "help" || CommandReference.isHelpFlag(verb) {
+                guard let topic = rest.popFirst() else { console.out(HelpText.full); return 0 }
+                if let extra = rest.first { throw SecurityFailure.securityUsage("unexpected argument '\(extra)'") }
+                guard let spec = Self.verbs[topic] else { throw SecurityFailure.securityUsage("unknown verb '\(topic)'") }
+                console.out(spec.usage)
+                return 0
+            }
+            guard reference.verb(verb) != nil, let spec = Self.verbs[verb] else { throw SecurityFailure.securityUsage("unknown verb '\(verb)'") }
+            if rest.contains(where: CommandReference.isHelpFlag) { console.out(spec.usage); return 0 }
             if verb == "error" { return try describeError(Array(rest), console: console) }
             if let locking = LockVerb(rawValue: verb) {
-                return try locking.run(Array(rest), root: root, environment: environment, console: console, prompter: prompter, usage: spec.usage)
+                return try locking.run(Array(rest), root: root, environment: environment, console: console, prompter: prompter)
+            }
+            var options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags, addSecret: spec.addsSecret)
+            if let given = options.accessGroup { groupName = given }
+            guard let rootPath = options.root ?? root ?? environment.configuration.root else {
+                throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
+            }
+            var login = false
+            if let named = options.keychain {
+                switch try KeychainName(named, root: rootPath) {
+                case .login:
+                    if let given = options.app ?? app {
+                        throw SecurityFailure.securityUsage("the login keychain belongs to no app: leave out --app \(given), or name the app's keychain")
+                    }
+                    login = true
+                case .group(let group):
+                    if let groupName, groupName != group { throw SecurityFailure.securityUsage("--access-group \(groupName) and the keychain \(named) differ") }
+                    groupName = group
+                }
+            }
+            if !options.trustedApplications.isEmpty {
+                console.err(accessListNote)
+                options.trustedApplications = []
             }
             let accessGroup: AccessGroup?
             do throws(KeychainError) { accessGroup = try groupName.map { (g) throws(KeychainError) in try AccessGroup(g) } } catch {
-                throw SecurityFailure.usage(error.description, HelpText.full)
+                throw SecurityFailure.securityUsage(error.description)
             }
-            let options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags,
-                                               addSecret: spec.addsSecret, usage: spec.usage)
             let client: AppKeychain
             if Self.credentialVerbs.contains(verb) {
                 // Grants live in the user's login keychain, which no app context reaches.
@@ -95,14 +123,12 @@ public struct SecurityCommand {
                 }
             } else {
             do throws(AppKeychainError) {
-                client = try AppKeychain(app: options.app ?? app, root: root, configuration: environment.configuration, now: now)
-            } catch .noRoot {
-                throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
+                if login { throw .noAppContext }
+                client = try AppKeychain(app: options.app ?? app, root: rootPath, configuration: environment.configuration, now: now)
             } catch .noAppContext {
                 // No app named and none running: the user's login keychain, as on macOS.
                 do throws(AppKeychainError) {
-                    guard let root = root ?? environment.configuration.root else { throw .noRoot }
-                    client = try AppKeychain(loginAt: root, configuration: environment.configuration, now: now)
+                    client = try AppKeychain(loginAt: rootPath, configuration: environment.configuration, now: now)
                 } catch {
                     throw SecurityFailure.failure(error.description)
                 }
@@ -111,19 +137,34 @@ public struct SecurityCommand {
             }
             }
             let command = SecurityCommand(keychain: client.access, context: client.context, accessGroup: accessGroup, console: console, prompter: prompter,
-                                          environment: environment, usage: spec.usage)
+                                          environment: environment)
             try spec.perform(command)(options)
             return 0
         } catch {
-            return CommandFailure.report(error, command: "security", usage: usage, to: console, blankLineBeforeUsage: false)
+            return CommandFailure.report(error, command: "security", help: reference.helpLine(for: verbGiven), to: console)
         }
     }
 
+    /// What `-T` and `-A` print on standard error: the flags are accepted,
+    /// and say nothing here.
+    static let accessListNote = "security: note: -T and -A are accepted and ignored: which programs read an item is decided "
+        + "by the app's keychain access groups, not by per-application access lists\n"
+
+    /// `security error N`: an `OSStatus` (`-25300`), or one of `security`'s
+    /// own exit statuses (`44`, the low byte of errSecItemNotFound).
     static func describeError(_ args: [String], console: Console) throws(SecurityFailure) -> Int32 {
-        guard args.count == 1, let code = Int32(args[0]) else { throw .usage(args.isEmpty ? "missing status code" : "not a status code: '\(args[0])'", HelpText.error) }
-        guard let text = KeychainError.describe(status: code) else { throw .failure("Error: \(code): unknown status") }
-        console.out("Error: \(code) \(text)\n")
-        return 0
+        guard args.count == 1, let code = Int32(args[0]) else {
+            throw .securityUsage(args.isEmpty ? "missing status code" : args.count > 1 ? "unexpected argument '\(args[1])'" : "not a status code: '\(args[0])'")
+        }
+        if let text = KeychainError.describe(status: code) {
+            console.out("Error: \(code) \(text)\n")
+            return 0
+        }
+        if let own = ExitStatus.named(code) {
+            console.out("Error: \(code) is security's exit status for \(own)\n")
+            return 0
+        }
+        throw .failure("Error: \(code): unknown status")
     }
 
     struct Verb: Sendable {
@@ -153,5 +194,8 @@ public struct SecurityCommand {
         "list-credentials": Verb(usage: HelpText.listCredentials, values: ["u"], flags: [], addsSecret: false, perform: { c in { try c.listCredentials($0) } }),
         "delete-credential": Verb(usage: HelpText.deleteCredential, values: ["u", "c"], flags: [], addsSecret: false, perform: { c in { try c.deleteCredential($0) } }),
         "error": Verb(usage: HelpText.error, values: [], flags: [], addsSecret: false, perform: { _ in { _ in } }),
+        "list-keychains": Verb(usage: HelpText.listKeychains, values: ["d"], flags: [], addsSecret: false, perform: { c in { try c.listKeychains($0) } }),
+        "default-keychain": Verb(usage: HelpText.defaultKeychain, values: ["d"], flags: [], addsSecret: false, perform: { c in { try c.defaultKeychain($0) } }),
+        "login-keychain": Verb(usage: HelpText.loginKeychain, values: ["d"], flags: [], addsSecret: false, perform: { c in { try c.loginKeychain($0) } }),
     ]
 }

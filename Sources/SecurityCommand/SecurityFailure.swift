@@ -3,15 +3,16 @@ import Keychain
 
 /// `security`'s failures are ``CommandFailure``s with the statuses macOS
 /// gives: a usage error exits 2 (SecurityTool's `SHOW_USAGE_MESSAGE`) and is
-/// followed by the verb's usage; a keychain error exits with the low byte of
+/// followed by one line naming `security help VERB`; a keychain error exits with the low byte of
 /// its `OSStatus`, as macOS's `security` does (so "not found", -25300, exits
 /// 44 and a duplicate, -25299, exits 45); anything else exits 1.
 typealias SecurityFailure = CommandFailure
 
 extension CommandFailure {
-    /// A usage error of `security`, followed by the verb's `usage`.
-    static func usage(_ message: String, _ usage: String) -> CommandFailure {
-        CommandFailure(.usage, message, exitStatus: 2, usageText: usage)
+    /// A usage error of `security` (status 2), followed by the line
+    /// pointing at the verb's help.
+    static func securityUsage(_ message: String) -> CommandFailure {
+        CommandFailure(.usage, message, exitStatus: 2)
     }
 
     /// A keychain error from the call macOS names `function`.

@@ -26,13 +26,13 @@ extension SecurityCommand {
 
     func fourCharCode(_ text: String, _ what: String) throws(SecurityFailure) -> String {
         guard text.utf8.count == 4, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw .usage("the \(what) must be a four-character code, such as \(what == "protocol" ? "htps" : "dflt"), not '\(text)'", usage)
+            throw .securityUsage("the \(what) must be a four-character code, such as \(what == "protocol" ? "htps" : "dflt"), not '\(text)'")
         }
         return text
     }
 
     func port(_ text: String) throws(SecurityFailure) -> Int {
-        guard let n = Int(text), n >= 0, n <= 65535 else { throw .usage("the port must be a number from 0 to 65535, not '\(text)'", usage) }
+        guard let n = Int(text), n >= 0, n <= 65535 else { throw .securityUsage("the port must be a number from 0 to 65535, not '\(text)'") }
         return n
     }
 
@@ -68,11 +68,10 @@ extension SecurityCommand {
     }
 
     func add(_ cls: ItemClass, _ o: VerbOptions) throws {
-        let u = usage
         var a = ItemAttributes(itemClass: cls, accessGroup: accessGroup)
         if let name = o.accessibility {
             guard let c = Accessibility(name: name) else {
-                throw SecurityFailure.usage("unknown accessibility class '\(name)' (one of \(Accessibility.allCases.map(\.name).joined(separator: ", ")))", u)
+                throw SecurityFailure.securityUsage("unknown accessibility class '\(name)' (one of \(Accessibility.allCases.map(\.name).joined(separator: ", ")))")
             }
             a.accessibility = c
         }
@@ -81,13 +80,13 @@ extension SecurityCommand {
         a.description = o.values["D"]
         switch cls {
         case .genericPassword:
-            guard let s = o.values["s"] else { throw SecurityFailure.usage("missing service (-s)", u) }
-            guard o.values["a"] != nil else { throw SecurityFailure.usage("missing account (-a)", u) }
+            guard let s = o.values["s"] else { throw SecurityFailure.securityUsage("missing service (-s)") }
+            guard o.values["a"] != nil else { throw SecurityFailure.securityUsage("missing account (-a)") }
             a.service = s
             a.generic = o.values["G"].map { Array($0.utf8) }
             a.label = o.values["l"] ?? s
         case .internetPassword:
-            guard let s = o.values["s"] else { throw SecurityFailure.usage("missing server (-s)", u) }
+            guard let s = o.values["s"] else { throw SecurityFailure.securityUsage("missing server (-s)") }
             let q = try query(cls, o)
             a.server = s
             a.protocol = q.protocol ?? ""

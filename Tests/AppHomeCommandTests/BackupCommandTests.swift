@@ -128,7 +128,8 @@ import Keychain
         #expect(r.status == status)
         #expect(r.out.isEmpty)
         #expect(r.err.hasPrefix(firstLine))
-        #expect(r.err.contains("usage: apphome") == (status == 255))
+        #expect(r.err.contains("Run 'apphome help \(args[0])' for its usage.\n") == (status == 255), "\(r.err)")
+        #expect(!r.err.contains("usage: apphome"))
         #expect(!FileManager.default.fileExists(atPath: w.root + "/Backups/objects"))
     }
 

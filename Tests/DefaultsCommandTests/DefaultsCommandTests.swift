@@ -199,14 +199,24 @@ final class Harness {
     ]
 
     @Test(arguments: usageCases)
-    func usageErrorsExit255WithTheUsageOnStandardError(arguments: [String], messageStart: String) {
+    func usageErrorsExit255WithOneLinePointingAtTheHelp(arguments: [String], messageStart: String) {
         let h = Harness()
         h.run("write", "com.t", "existing", "-int", "1")
         let console = CapturingConsole()
         let result = DefaultsCommand.run(arguments, configuration: Configuration(root: "/nonexistent-home/.local/share/apphome"), console: console, makeStore: { _ in h.store })
         #expect(result == 255)
         #expect(console.standardError.hasPrefix("defaults: \(messageStart)"))
-        #expect(console.standardError.contains("Command line interface to a user's defaults."))
+        // The reason, then one line naming the verb's help (or the list of verbs when there is no verb).
+        // A bare `defaults` shows the whole help instead, as on macOS.
+        let lines = console.standardError.split(separator: "\n")
+        let verb = arguments.first.flatMap { $0.hasPrefix("-") ? nil : DefaultsCommand.reference.verb($0)?.name }
+        if arguments.isEmpty {
+            #expect(console.standardError.contains("Command line interface to a user's defaults."))
+        } else {
+            #expect(lines.count == 2, "\(console.standardError)")
+            #expect(lines.last.map(String.init) == (verb.map { "Run 'defaults help \($0)' for its usage." } ?? "Run 'defaults help' for the list of verbs."),
+                    "\(console.standardError)")
+        }
         #expect(console.standardOutput.isEmpty)
         #expect(h.stored("com.t") == ["existing": .integer(1)])
     }

@@ -49,6 +49,8 @@ struct InstallationTests {
             files.append("usr/share/man/man\(section)/\(name).\(section)")
         }
         files += ["defaults", "apphome", "security", "apphome-secretd"].map { "usr/share/bash-completion/completions/" + $0 }
+        files += ["defaults", "apphome", "security"].map { "usr/share/zsh/vendor-completions/_" + $0 }
+        files += ["defaults", "apphome", "security"].map { "usr/share/fish/vendor_completions.d/\($0).fish" }
         files += ["usr/lib/systemd/user/prefsd.service", "usr/lib/systemd/user/prefsd.socket", "usr/lib/systemd/user/apphome-secretd.service",
                   "usr/share/dbus-1/services/org.freedesktop.secrets.apphome.service"]
         return files.sorted()
@@ -172,6 +174,73 @@ struct InstallationTests {
         #expect(try complete("apphome", ["apphome", "--root", r, "info", "com.ex"], path: binaries, in: root) == ["com.example.ScaryBugs"])
         #expect(try complete("security", ["security", "--root", r, "--app", "com."], path: binaries, in: root) == ["com.example.ScaryBugs"])
         #expect(try complete("security", ["security", "dump"], path: binaries, in: root) == ["dump-keychain"])
+
+        // The verbs added since, and keys (not domains) where keys belong, also after -g and -app.
+        #expect(try complete("defaults", ["defaults", "app"], path: binaries, in: root) == ["apply"])
+        #expect(try complete("apphome", ["apphome", "lau"], path: binaries, in: root) == ["launch"])
+        #expect(try complete("apphome", ["apphome", "--root", r, "launch", "com.ex"], path: binaries, in: root) == ["com.example.ScaryBugs"])
+        let global = try Subprocess.run(defaults, ["--root", r, "write", "-g", "AppleLocale", "en_GB"],
+                                        environment: root.environment(["APPHOME_PREFSD": "off"]), ioDirectory: root.io)
+        try #require(global.status == 0, "\(global)")
+        #expect(try complete("defaults", ["defaults", "--root", r, "read", "-g", ""], path: binaries, in: root) == ["AppleLocale"])
+        #expect(try complete("defaults", ["defaults", "--root", r, "read", "-globalDomain", "Apple"], path: binaries, in: root) == ["AppleLocale"])
+        let app = try Subprocess.run(defaults, ["--root", r, "write", "com.example.ScaryBugs", "thumbnailSize", "-int", "64"],
+                                     environment: root.environment(["APPHOME_PREFSD": "off"]), ioDirectory: root.io)
+        try #require(app.status == 0, "\(app)")
+        #expect(try complete("defaults", ["defaults", "--root", r, "read", "-app", "Scary"], path: binaries, in: root) == ["ScaryBugs"])
+        #expect(try complete("defaults", ["defaults", "--root", r, "read", "-app", "ScaryBugs", "thumb"], path: binaries, in: root) == ["thumbnailSize"])
+        #expect(try complete("defaults", ["defaults", "--root", r, "write", "com.example.Bugs", "maxBugs", "-in"], path: binaries, in: root)
+                == ["-int", "-integer"])
+        #expect(try complete("security", ["security", "find-generic-password", "-s", "api", "-w", "login"], path: binaries, in: root)
+                == ["login.keychain"])
+
+        // fish, with the same binaries: verbs, domains, keys.
+        #expect(try completeFish("defaults", "defaults --root \(r) read com.example.Bugs ", path: binaries, in: root)
+                == ["maxBugs", "soundEnabled", "two words"])
+        #expect(try completeFish("defaults", "defaults --root \(r) read -g ", path: binaries, in: root) == ["AppleLocale"])
+        #expect(try completeFish("apphome", "apphome --root \(r) info com.ex", path: binaries, in: root) == ["com.example.ScaryBugs"])
+        #expect(try completeFish("security", "security list-", path: binaries, in: root) == ["list-keychains"])
+
+        // zsh: the completion function run with compadd standing in for zsh's own.
+        #expect(try completeZsh("defaults", ["defaults", "--root", r, "read", "-g", ""], path: binaries, in: root) == ["AppleLocale"])
+        #expect(try completeZsh("defaults", ["defaults", "--root", r, "read", "com.example.Bugs", "s"], path: binaries, in: root) == ["soundEnabled"])
+        #expect(try completeZsh("apphome", ["apphome", "--root", r, "launch", "com.ex"], path: binaries, in: root) == ["com.example.ScaryBugs"])
+        #expect(try completeZsh("security", ["security", "login-"], path: binaries, in: root) == ["login-keychain"])
+    }
+
+    /// What the zsh completion function offers for `words` (the last is being typed): the
+    /// file is run with `compadd` and `_files` replaced by functions that print what they get,
+    /// and the candidates starting with the last word are kept (zsh's own filtering).
+    func completeZsh(_ command: String, _ words: [String], path: URL, in root: TempRoot) throws -> [String] {
+        let zsh = try #require(["/usr/bin/zsh", "/bin/zsh"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                               "zsh is not installed (make deps installs it)")
+        let script = """
+        compadd() { local seen=0 a; for a in "$@"; do if [[ $seen == 1 ]]; then print -r -- "$a"; elif [[ $a == -- ]]; then seen=1; fi; done
+                    [[ $seen == 1 ]] || print -rl -- "${@:#-*}"; }
+        _files() { }
+        _command_names() { }
+        words=("${@:2}"); CURRENT=$#words; PREFIX=${words[CURRENT]}
+        source "$1"
+        """
+        let file = Self.top.appendingPathComponent("completions/_\(command)").path
+        let result = try Subprocess.run(URL(fileURLWithPath: zsh), ["-f", "-c", script, "zsh", file] + words,
+                                        environment: root.environment(["PATH": path.path + ":/usr/bin:/bin", "APPHOME_PREFSD": "off"]),
+                                        ioDirectory: root.io)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        let typed = words.last ?? ""
+        return Set(result.stdout.split(separator: "\n").map(String.init).filter { !$0.isEmpty && $0.hasPrefix(typed) }).sorted()
+    }
+
+    /// What fish offers for `line` (descriptions dropped) with the completion file loaded.
+    func completeFish(_ command: String, _ line: String, path: URL, in root: TempRoot) throws -> [String] {
+        let fish = try #require(["/usr/bin/fish", "/bin/fish"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                "fish is not installed (make deps installs it)")
+        let file = Self.top.appendingPathComponent("completions/\(command).fish").path
+        let result = try Subprocess.run(URL(fileURLWithPath: fish), ["--no-config", "-c", "source $argv[1]; and complete -C $argv[2]", file, line],
+                                        environment: root.environment(["PATH": path.path + ":/usr/bin:/bin", "APPHOME_PREFSD": "off"]),
+                                        ioDirectory: root.io)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result)")
+        return result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }.filter { !$0.isEmpty }.sorted()
     }
 
     /// The `.deb` needs release binaries (the static ones Package.swift makes: a debug build

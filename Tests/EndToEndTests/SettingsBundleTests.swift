@@ -149,11 +149,14 @@ struct SettingsBundleEndToEndTests {
             (["userName", "Ray"], nil),
             (["lastBug", "-int", "7"], nil),
         ]
+        // An untyped value the schema refuses, which a type flag would make pass: the advice is that flag.
+        let typed = ["showRatings YES": "-bool YES", "volume 3": "-int 3"]
         for (args, message) in table {
             let result = try root.run(["write", Self.id] + args)
             if let message {
                 #expect(result.status == 1, "\(args)")
-                #expect(result.stderr == message + "\nDefaults have not been changed (use --force to write anyway).\n", "\(args)")
+                let advice = typed[args.joined(separator: " ")].map { "to store it as that type: defaults write \(Self.id) \(args[0]) \($0)" }
+                #expect(result.stderr == message + "\nDefaults have not been changed (\(advice ?? "use --force to write anyway")).\n", "\(args)")
             } else {
                 #expect(result.status == 0, "\(args): \(result.stderr)")
             }

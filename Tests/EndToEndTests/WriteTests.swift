@@ -190,7 +190,8 @@ struct WriteTests {
             #expect(result.stderr.hasPrefix("defaults: "), "\(result)")
             let firstLine = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
             #expect(firstLine.contains(row.message), "\(result)")
-            #expect(result.stderr.contains(macOSHelpText), "usage errors are followed by the help: \(result)")
+            #expect(result.stderr.split(separator: "\n").count == 2 && result.stderr.hasSuffix("Run 'defaults help write' for its usage.\n"),
+                    "a usage error is its reason and one line naming the verb's help: \(result)")
         }
         root.expectUnchanged(since: before, after: row.testDescription)
     }

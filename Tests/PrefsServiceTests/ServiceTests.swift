@@ -105,7 +105,8 @@ final class ServiceFixture {
 
     @Test(arguments: [
         (["--help"], 0, "usage: prefsd", ""),
-        (["--bogus"], 255, "", "prefsd: unknown argument --bogus\n"),
+        (["--version"], 0, "prefsd (AppHome) ", ""),
+        (["--bogus"], 255, "", "prefsd: unknown argument --bogus\nRun 'prefsd --help' for its options.\n"),
         (["--socket"], 255, "", "prefsd: option --socket needs a value\n"),
     ])
     func theCommandLineIsChecked(arguments: [String], status: Int32, out: String, err: String) {

@@ -1,0 +1,30 @@
+import CommandSupport
+
+extension AppHomeCommand {
+    /// The verbs and options of `apphome`: what help, `apphome.1` and the
+    /// completions are checked against, and what `help VERB` knows.
+    public static let reference = CommandReference(
+        command: "apphome",
+        options: ["--root", "--help", "-h", "--version"],
+        verbs: [
+            .init("install"),
+            .init("update"),
+            .init("uninstall", options: ["--dry-run"]),
+            .init("list", options: ["--json"]),
+            .init("info"),
+            .init("container", aliases: ["get_app_container"]),
+            .init("run"),
+            .init("launch"),
+            .init("doctor", options: ["--dry-run"]),
+            .init("purge-caches", options: ["--target-free"]),
+            .init("clean-tmp"),
+            .init("backup", options: ["--all", "--to", "--password", "--password-stdin"]),
+            .init("restore", options: ["--from", "--app", "--password", "--password-stdin"]),
+            .init("backups", options: ["--from", "--verify"]),
+            .init("prune-backups", options: ["--keep", "--from", "--dry-run"]),
+            .init("keygen"),
+            .init("sign", options: ["--key"]),
+            .init("verify"),
+            .init("help"),
+        ])
+}
