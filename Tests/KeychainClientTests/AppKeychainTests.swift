@@ -189,4 +189,29 @@ enum PrefsdSettingsForTests {
     static func connect(_ w: AppKeychainTests.World) throws -> PrefsConnection? {
         try PrefsdSettings(configuration: Configuration(variable: { w.daemon[$0] })).connect(root: w.root)
     }
+
+}
+
+extension AppKeychainTests {
+    /// Issue 23, finding 2: the login keychain is the user's. In an app's
+    /// context (its bundle id or its home set, as inside `apphome run`) the
+    /// login keychain is refused, with prefsd off and with prefsd required.
+    @Test func theLoginKeychainIsRefusedInAnAppsContext() throws {
+        let root = ScratchDirectory.make("login-refused")
+        for mode in [AppHomeSystem.Configuration.ServiceMode.off, .require] {
+        for context in [AppHomeSystem.Configuration(root: root, serviceMode: .success(mode), keyStore: .file, bundleIdentifier: "com.example.A"),
+                        AppHomeSystem.Configuration(root: root, serviceMode: .success(mode), keyStore: .file, appHome: root + "/Applications/X")] {
+            #expect(context.inAppContext)
+            do {
+                _ = try AppKeychain(loginAt: root, configuration: context)
+                Issue.record("the login keychain was opened in an app's context")
+            } catch {
+                guard case .loginFromApp = error else { Issue.record("unexpected \(error)"); continue }
+                #expect(error.description.hasPrefix("the login keychain is the user's and no app may use it"))
+            }
+        }
+        }
+        // The user's own context still opens it (files; prefsd is not asked).
+        #expect(throws: Never.self) { _ = try AppKeychain(loginAt: root, configuration: AppHomeSystem.Configuration(root: root, serviceMode: .success(.off), keyStore: .file)) }
+    }
 }
