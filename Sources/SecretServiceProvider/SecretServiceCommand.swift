@@ -77,7 +77,7 @@ public enum SecretServiceCommand {
             g_main_loop_run(loop)
             return 0
         } catch {
-            return CommandFailure.report(error, command: "apphome-secretd", usage: help, to: console)
+            return CommandFailure.report(error, command: "apphome-secretd", help: "Run 'apphome-secretd --help' for its options.", to: console)
         }
     }
 

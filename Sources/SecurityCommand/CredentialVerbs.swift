@@ -9,15 +9,15 @@ extension SecurityCommand {
 
     func unit(_ o: VerbOptions, required: Bool = true) throws(SecurityFailure) -> SystemdUnitName? {
         guard let text = o.values["u"] else {
-            if required { throw .usage("missing unit (-u)", usage) }
+            if required { throw .securityUsage("missing unit (-u)") }
             return nil
         }
-        do throws(KeychainError) { return try SystemdUnitName(text) } catch { throw .usage(Self.reason(error), usage) }
+        do throws(KeychainError) { return try SystemdUnitName(text) } catch { throw .securityUsage(Self.reason(error)) }
     }
 
     func credentialID(_ o: VerbOptions) throws(SecurityFailure) -> CredentialID {
-        guard let text = o.values["c"] else { throw .usage("missing credential id (-c)", usage) }
-        do throws(KeychainError) { return try CredentialID(text) } catch { throw .usage(Self.reason(error), usage) }
+        guard let text = o.values["c"] else { throw .securityUsage("missing credential id (-c)") }
+        do throws(KeychainError) { return try CredentialID(text) } catch { throw .securityUsage(Self.reason(error)) }
     }
 
     static func reason(_ error: KeychainError) -> String {
@@ -32,7 +32,7 @@ extension SecurityCommand {
         var accessibility = Accessibility.afterFirstUnlock
         if let name = o.accessibility {
             guard let c = Accessibility(name: name) else {
-                throw SecurityFailure.usage("unknown accessibility class '\(name)' (one of \(Accessibility.allCases.map(\.name).joined(separator: ", ")))", usage)
+                throw SecurityFailure.securityUsage("unknown accessibility class '\(name)' (one of \(Accessibility.allCases.map(\.name).joined(separator: ", ")))")
             }
             accessibility = c
         }
@@ -42,7 +42,7 @@ extension SecurityCommand {
         switch (service, account) {
         case (let s?, let a?):
             if o.secretArgument != nil || o.promptForSecret {
-                throw SecurityFailure.usage("give either an item (-s service -a account) or a secret (-w or standard input), not both", usage)
+                throw SecurityFailure.securityUsage("give either an item (-s service -a account) or a secret (-w or standard input), not both")
             }
             // The item must be there now; it is read at each load.
             var q = ItemQuery(itemClass: .genericPassword)
@@ -72,7 +72,7 @@ extension SecurityCommand {
                 throw SecurityFailure.failure("the secret has \(data.count) bytes, over the 1 MiB limit of a systemd credential (\(CredentialGrant.maximumSize) bytes)")
             }
         default:
-            throw SecurityFailure.usage("an item is named by both its service (-s) and its account (-a)", usage)
+            throw SecurityFailure.securityUsage("an item is named by both its service (-s) and its account (-a)")
         }
         let grant = CredentialGrant(unit: unit, id: id, source: source, accessibility: accessibility)
         do throws(KeychainError) {
