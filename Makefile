@@ -30,7 +30,7 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 # What `make install` and `make deb` ship. One more executable is one more word in
 # EXECUTABLES (and its page in man/, NAME.1 or NAME.8); bench and test-only
 # executables (plistbench, prefsbench, keychainbench, apphome-crashing) are never here.
-EXECUTABLES := defaults apphome security prefsd git-credential-apphome
+EXECUTABLES := defaults apphome security prefsd git-credential-apphome plutil
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
 COMPLETIONS := $(wildcard completions/*)
 USER_UNITS  := prefsd.socket prefsd.service
