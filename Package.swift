@@ -45,7 +45,7 @@ let package = Package(
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/defaults/startup.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release))]),
         // The benchmarks' code (plistbench, prefsbench); their mains only call it.
-        .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "KeyedArchive"]),
         .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),

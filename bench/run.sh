@@ -17,6 +17,8 @@
 #             vs `secret-tool lookup` and libsecret on gnome-keyring (bench/keychain.sh; SKIP_KEYCHAIN=1)
 #   prefsd  defaults through prefsd vs gsettings (CLI, in-process, 10-client storm)
 #           (bench/prefsd_bench.sh; SKIP_PREFSD=1 skips it)
+#   archive keyed-archive decode and encode vs swift-corelibs-foundation's NSKeyedUnarchiver
+#           and NSKeyedArchiver (bench/keyed_archive.sh; SKIP_ARCHIVE=1 skips it)
 #
 # Called by `make bench` after a plain `swift build -c release` (Package.swift makes the
 # shipped executables static in release), so the figures are those of that binary.
@@ -228,4 +230,10 @@ fi
 # --- prefsd vs dconf (bench/prefsd_bench.sh): CLI, in-process latency, 10-client storm ---
 if [[ ${SKIP_PREFSD:-0} != 1 ]]; then
     BIN_DIR=$BIN_DIR "$here/prefsd_bench.sh"
+fi
+
+# --- keyed archives: KeyedArchive vs swift-corelibs-foundation (bench/keyed_archive.sh) ---
+if [[ ${SKIP_ARCHIVE:-0} != 1 ]]; then
+    log "archive: keyed-archive decode and encode vs NSKeyedUnarchiver/NSKeyedArchiver"
+    BIN_DIR=$BIN_DIR "$here/keyed_archive.sh"
 fi
