@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "PropertyList", "PlutilCommand", "CommandSupport", "plutil"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
-        .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList"]),
+        .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList", "KeyedArchive"]),
         .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),

@@ -78,9 +78,12 @@ public struct KeyedArchive: Sendable {
     }
 
     /// The archive as a property list (`$archiver`, `$version`, `$top`, `$objects`).
-    public func plist() throws(KeyedArchiveError) -> PlistValue {
+    ///
+    /// - Parameter maximumValues: the most values written, shared Foundation values
+    ///   counted once per place (``maximumExpansion`` unless given).
+    public func plist(maximumValues: Int = KeyedArchive.maximumExpansion) throws(KeyedArchiveError) -> PlistValue {
         try LargeStack.run { () throws(KeyedArchiveError) -> PlistValue in
-            var writer = ArchiveWriter()
+            var writer = ArchiveWriter(limit: maximumValues)
             return try writer.archive(self)
         }
     }

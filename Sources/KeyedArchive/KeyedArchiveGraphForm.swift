@@ -20,12 +20,13 @@ public enum KeyedArchiveGraphForm {
     /// - Throws: ``KeyedArchiveError/tooLarge(limit:)`` when shared objects would be
     ///   repeated beyond ``KeyedArchive/maximumExpansion`` values,
     ///   ``KeyedArchiveError/unrepresentable(_:)`` for a dictionary key that is not a string.
-    public static func value(of archive: KeyedArchive) throws(KeyedArchiveError) -> PlistValue {
-        try LargeStack.run { () throws(KeyedArchiveError) -> PlistValue in try shown(archive) }
+    public static func value(of archive: KeyedArchive,
+                             maximumValues: Int = KeyedArchive.maximumExpansion) throws(KeyedArchiveError) -> PlistValue {
+        try LargeStack.run { () throws(KeyedArchiveError) -> PlistValue in try shown(archive, maximumValues) }
     }
 
-    private static func shown(_ archive: KeyedArchive) throws(KeyedArchiveError) -> PlistValue {
-        var shower = Shower()
+    private static func shown(_ archive: KeyedArchive, _ limit: Int) throws(KeyedArchiveError) -> PlistValue {
+        var shower = Shower(limit: limit)
         if archive.top.count == 1, let root = archive.root {
             return try shower.show(root)
         }
@@ -129,13 +130,14 @@ public enum KeyedArchiveGraphForm {
 
     /// Shows values, counting them against ``KeyedArchive/maximumExpansion``.
     private struct Shower {
+        let limit: Int
         var onPath: Set<ObjectIdentifier> = []
         var count = 0
         var depth = 0
 
         mutating func show(_ value: ArchiveValue) throws(KeyedArchiveError) -> PlistValue {
             count += 1
-            guard count <= KeyedArchive.maximumExpansion else { throw .tooLarge(limit: KeyedArchive.maximumExpansion) }
+            guard count <= limit else { throw .tooLarge(limit: limit) }
             depth += 1
             defer { depth -= 1 }
             guard depth <= KeyedArchive.maximumDepth else { throw .tooDeep(limit: KeyedArchive.maximumDepth) }
