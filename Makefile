@@ -43,7 +43,7 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 # What `make install` and `make deb` ship. One more executable is one more word in
 # EXECUTABLES (and its page in man/, NAME.1 or NAME.8); bench and test-only
 # executables (plistbench, prefsbench, keychainbench, apphome-crashing) are never here.
-EXECUTABLES := defaults apphome security prefsd git-credential-apphome apphome-secretd
+EXECUTABLES := defaults apphome security prefsd git-credential-apphome plutil apphome-secretd
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
 # Completions: bash (completions/NAME), zsh (completions/_NAME), fish (completions/NAME.fish).
 BASH_COMPLETIONS := $(filter-out completions/_% %.fish,$(wildcard completions/*))

@@ -49,7 +49,7 @@ let package = Package(
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/defaults/startup.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release))]),
         // The benchmarks' code (plistbench, prefsbench); their mains only call it.
-        .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList"]),
+        .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "KeyedArchive"]),
         .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "PropertyList", "PlutilCommand", "CommandSupport", "plutil"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
-        .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList"]),
+        .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList", "KeyedArchive"]),
         .testTarget(name: "SyncedPreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "SyncedPreferences", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),

@@ -26,6 +26,8 @@
 #   sync    synced key-value stores: a merge of 100 logs x 1,000 changes; a write on one root
 #           to a watcher on another through two Syncthing instances, beside Syncthing's own
 #           latency (bench/sync.sh; SKIP_SYNC=1 skips it)
+#   archive keyed-archive decode and encode vs swift-corelibs-foundation's NSKeyedUnarchiver
+#           and NSKeyedArchiver (bench/keyed_archive.sh; SKIP_ARCHIVE=1 skips it)
 #
 # Called by `make bench` after a plain `swift build -c release` (Package.swift makes the
 # shipped executables static in release), so the figures are those of that binary.
@@ -260,4 +262,10 @@ fi
 if [[ ${SKIP_SYNC:-0} != 1 ]]; then
     log "sync: merge of 100 logs x 1,000 changes; write -> watcher through Syncthing vs Syncthing alone"
     BIN_DIR=$BIN_DIR "$here/sync.sh"
+fi
+
+# --- keyed archives: KeyedArchive vs swift-corelibs-foundation (bench/keyed_archive.sh) ---
+if [[ ${SKIP_ARCHIVE:-0} != 1 ]]; then
+    log "archive: keyed-archive decode and encode vs NSKeyedUnarchiver/NSKeyedArchiver"
+    BIN_DIR=$BIN_DIR "$here/keyed_archive.sh"
 fi

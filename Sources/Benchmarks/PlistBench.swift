@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KeyedArchive
 import PropertyList
 
 /// `plistbench`: times the binary plist codec on one file, for `make bench`
@@ -9,6 +10,8 @@ import PropertyList
 ///     plistbench generate <out.plist> <megabytes>
 ///     plistbench decode <file> [iterations]
 ///     plistbench encode <file> [iterations]
+///     plistbench archive-decode <file> [iterations]   a keyed archive into its graph
+///     plistbench archive-encode <file> [iterations]   that graph back into an archive
 ///
 /// Foundation-free like the library it measures.
 public enum PlistBench {
@@ -24,7 +27,7 @@ public enum PlistBench {
 
     /// A codec error as the bench reports it.
     private static func plist<T>(_ body: () throws -> T) throws(BenchFailure) -> T {
-        do { return try body() } catch { throw BenchFailure((error as? PlistError)?.description ?? "\(error)") }
+        do { return try body() } catch { throw BenchFailure((error as? CustomStringConvertible)?.description ?? "\(error)") }
     }
 
     /// Runs `body` `iterations` times: the milliseconds of each run, and
@@ -176,6 +179,14 @@ public enum PlistBench {
             let value = try plist { try PlistCodec.decode(bytes) }
             let times = try timed(iterations) { try PlistCodec.encode(value, format: .binary) }
             report("encode", size: times.last?.count ?? 0, times.milliseconds)
+        case "archive-decode":
+            let bytes = try readFile(args[2])
+            let times = try timed(iterations) { try KeyedArchive.decode(bytes) }
+            report("archive-decode", size: bytes.count, times.milliseconds)
+        case "archive-encode":
+            let archive = try plist { try KeyedArchive.decode(try readFile(args[2])) }
+            let times = try timed(iterations) { try archive.encode(format: .binary) }
+            report("archive-encode", size: times.last?.count ?? 0, times.milliseconds)
         default:
             throw BenchFailure("unknown subcommand \(args[1])")
         }

@@ -236,7 +236,7 @@ public struct DefaultsCommand {
         var args = arguments
         // `-app <Name>` names an installed app by bundle or display name; it
         // stands where the domain does, after a verb's own flag.
-        let at = args.prefix { $0 == "--force" || $0 == "--effective" || $0 == "--json" || $0 == "--strict" }.count
+        let at = args.prefix { $0 == "--force" || $0 == "--effective" || $0 == "--json" || $0 == "--strict" || $0 == "--unarchive" }.count
         if args.count >= at + 2 && args[at] == "-app" {
             guard let id = ContainerRegistry.applicationDomain(named: args[at + 1], in: installedApps()) else {
                 throw CommandFailure.failure("Couldn't find an application named \"\(args[at + 1])\"; defaults unchanged")

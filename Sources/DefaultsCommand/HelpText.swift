@@ -113,6 +113,9 @@ enum HelpText {
                                global -> registration (the bundle's DefaultValues), and
                                the layer it came from (--format json: one
                                object {"layer": …, "value": …})
+      read --unarchive [<domain> [<key>]]
+                               like read, but a value that is a keyed archive
+                               (NSKeyedArchiver data) is shown as its object graph
       --settings-bundle <dir>  use this bundle as the schema (before the verb);
                                otherwise an installed app's Settings.bundle,
                                else <root>/Library/SettingsBundles/<domain>.bundle

@@ -1,5 +1,6 @@
 import AppHomeSystem
 import CommandSupport
+import KeyedArchive
 import Preferences
 import PropertyList
 
@@ -7,7 +8,18 @@ extension DefaultsCommand {
     /// `read`, `read D`, `read D K`.
     func read(_ args: [String]) throws {
         if args.first == "--effective" { return try readEffective(Array(args.dropFirst())) }
+        if args.first == "--unarchive" { return try read(Array(args.dropFirst()), unarchive: true) }
+        try read(args, unarchive: false)
+    }
+
+    /// `read`; with `unarchive`, a value that is a keyed archive (data holding one,
+    /// as `UserDefaults.set(_:URL)` and archived colours store it) is shown as its
+    /// object graph (`Schemas/keyed-archive.md`) instead of as data.
+    private func read(_ args: [String], unarchive: Bool) throws {
         if args.count > 2 { throw Self.unexpected(args[2]) }
+        func printValue(_ value: PlistValue, topLevel: Bool) throws {
+            try self.printValue(unarchive ? KeyedArchiveGraphForm.unarchivingValues(in: value) : value, topLevel: topLevel)
+        }
         if args.isEmpty {
             var all: [PlistKey: PlistValue] = [:]
             for name in try store.domainNames() {

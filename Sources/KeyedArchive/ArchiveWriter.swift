@@ -15,6 +15,11 @@ struct ArchiveWriter {
     private var written: [ObjectIdentifier: UInt64] = [:]
     private var depth = 0
     private var count = 0
+    private let limit: Int
+
+    init(limit: Int = KeyedArchive.maximumExpansion) {
+        self.limit = limit
+    }
 
     mutating func archive(_ archive: KeyedArchive) throws(KeyedArchiveError) -> PlistValue {
         var top: [PlistKey: PlistValue] = [:]
@@ -59,7 +64,7 @@ struct ArchiveWriter {
     /// The UID of a value, writing it (and what it holds) if it is not written yet.
     private mutating func reference(_ value: ArchiveValue) throws(KeyedArchiveError) -> UInt64 {
         count += 1
-        guard count <= KeyedArchive.maximumExpansion else { throw .tooLarge(limit: KeyedArchive.maximumExpansion) }
+        guard count <= limit else { throw .tooLarge(limit: limit) }
         switch value {
         case .string(let s, false): return scalar(.string(s))
         case .bool(let b): return scalar(.bool(b))

@@ -71,14 +71,21 @@ public struct KeyedArchive: Sendable {
 
     /// Decodes an archive already read as a property list.
     public static func decode(plist: PlistValue) throws(KeyedArchiveError) -> KeyedArchive {
-        var reader = try ArchiveReader(plist)
-        return try reader.archive()
+        try LargeStack.run { () throws(KeyedArchiveError) -> KeyedArchive in
+            var reader = try ArchiveReader(plist)
+            return try reader.archive()
+        }
     }
 
     /// The archive as a property list (`$archiver`, `$version`, `$top`, `$objects`).
-    public func plist() throws(KeyedArchiveError) -> PlistValue {
-        var writer = ArchiveWriter()
-        return try writer.archive(self)
+    ///
+    /// - Parameter maximumValues: the most values written, shared Foundation values
+    ///   counted once per place (``maximumExpansion`` unless given).
+    public func plist(maximumValues: Int = KeyedArchive.maximumExpansion) throws(KeyedArchiveError) -> PlistValue {
+        try LargeStack.run { () throws(KeyedArchiveError) -> PlistValue in
+            var writer = ArchiveWriter(limit: maximumValues)
+            return try writer.archive(self)
+        }
     }
 
     /// The archive's bytes in a property-list format (`.binary`, as Foundation

@@ -20,8 +20,13 @@ public enum KeyedArchiveGraphForm {
     /// - Throws: ``KeyedArchiveError/tooLarge(limit:)`` when shared objects would be
     ///   repeated beyond ``KeyedArchive/maximumExpansion`` values,
     ///   ``KeyedArchiveError/unrepresentable(_:)`` for a dictionary key that is not a string.
-    public static func value(of archive: KeyedArchive) throws(KeyedArchiveError) -> PlistValue {
-        var shower = Shower()
+    public static func value(of archive: KeyedArchive,
+                             maximumValues: Int = KeyedArchive.maximumExpansion) throws(KeyedArchiveError) -> PlistValue {
+        try LargeStack.run { () throws(KeyedArchiveError) -> PlistValue in try shown(archive, maximumValues) }
+    }
+
+    private static func shown(_ archive: KeyedArchive, _ limit: Int) throws(KeyedArchiveError) -> PlistValue {
+        var shower = Shower(limit: limit)
         if archive.top.count == 1, let root = archive.root {
             return try shower.show(root)
         }
@@ -40,8 +45,10 @@ public enum KeyedArchiveGraphForm {
     /// - Throws: ``KeyedArchiveError/unrepresentable(_:)`` for `{"$ref": N}` (the form
     ///   does not say which object N was) or a `$class` that is not a string.
     public static func archive(of value: PlistValue) throws(KeyedArchiveError) -> KeyedArchive {
-        var depth = 0
-        return KeyedArchive(root: try build(value, depth: &depth))
+        try LargeStack.run { () throws(KeyedArchiveError) -> KeyedArchive in
+            var depth = 0
+            return KeyedArchive(root: try build(value, depth: &depth))
+        }
     }
 
     private static func build(_ value: PlistValue, depth: inout Int) throws(KeyedArchiveError) -> ArchiveValue {
@@ -88,18 +95,49 @@ public enum KeyedArchiveGraphForm {
         }
     }
 
+    /// `value` with keyed archives shown in the graph form: the value itself when
+    /// it is an archive, else every data value inside it that holds one (as a
+    /// preference domain stores archived colours, fonts and URLs). Data that is
+    /// not an archive stays data.
+    ///
+    /// - Throws: ``KeyedArchiveError`` for an archive that fails to decode.
+    public static func unarchivingValues(in value: PlistValue) throws(KeyedArchiveError) -> PlistValue {
+        if KeyedArchive.isArchive(value) {
+            return try Self.value(of: try KeyedArchive.decode(plist: value))
+        }
+        switch value {
+        case .data(let bytes):
+            let isPlist = bytes.starts(with: Array("bplist00".utf8)) || PlistCodec.detectFormat(bytes) == .xml
+            guard isPlist, let inner = try? PlistCodec.decode(bytes), KeyedArchive.isArchive(inner) else { return value }
+            return try Self.value(of: try KeyedArchive.decode(plist: inner))
+        case .array(let items):
+            var out: [PlistValue] = []
+            out.reserveCapacity(items.count)
+            for item in items { out.append(try unarchivingValues(in: item)) }
+            return .array(out)
+        case .dictionary(let d):
+            var out: [PlistKey: PlistValue] = [:]
+            out.reserveCapacity(d.count)
+            for (k, v) in d { out[k] = try unarchivingValues(in: v) }
+            return .dictionary(out)
+        default:
+            return value
+        }
+    }
+
     static func escape(_ key: String) -> String { key.hasPrefix("$") ? "$" + key : key }
     static func unescape(_ key: String) -> String { key.hasPrefix("$$") ? String(key.dropFirst()) : key }
 
     /// Shows values, counting them against ``KeyedArchive/maximumExpansion``.
     private struct Shower {
+        let limit: Int
         var onPath: Set<ObjectIdentifier> = []
         var count = 0
         var depth = 0
 
         mutating func show(_ value: ArchiveValue) throws(KeyedArchiveError) -> PlistValue {
             count += 1
-            guard count <= KeyedArchive.maximumExpansion else { throw .tooLarge(limit: KeyedArchive.maximumExpansion) }
+            guard count <= limit else { throw .tooLarge(limit: limit) }
             depth += 1
             defer { depth -= 1 }
             guard depth <= KeyedArchive.maximumDepth else { throw .tooDeep(limit: KeyedArchive.maximumDepth) }

@@ -132,7 +132,7 @@ public final class KeyedArchiver {
 /// Only the classes given are made; an object of any other class is an
 /// error, as with `unarchivedObject(ofClasses:from:)`.
 public final class KeyedUnarchiver {
-    private let classes: [String: any KeyedCoding.Type]
+    private var classes: [String: any KeyedCoding.Type]
     private var current: [PlistKey: ArchiveValue]
     private var made: [ObjectIdentifier: AnyObject] = [:]
     private var making: Set<ObjectIdentifier> = []
@@ -146,6 +146,13 @@ public final class KeyedUnarchiver {
         var byName: [String: any KeyedCoding.Type] = [:]
         for c in classes { byName[c.archivedClassName] = c }
         self.classes = byName
+    }
+
+    /// Makes objects archived under `name` as instances of `type`, as
+    /// `NSKeyedUnarchiver.setClass(_:forClassName:)` does: Foundation writes a
+    /// Swift class as `Module.Class`.
+    public func setClass(_ type: any KeyedCoding.Type, forClassName name: String) {
+        classes[name] = type
     }
 
     /// A decoder of an archive's bytes (binary or XML).
