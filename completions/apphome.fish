@@ -36,7 +36,7 @@ function __apphome_first_operand
     test $n -eq 0
 end
 
-set -l verbs install update uninstall list info container get_app_container run launch doctor purge-caches clean-tmp backup restore backups prune-backups keygen sign verify help
+set -l verbs install update uninstall list info container get_app_container run launch doctor purge-caches clean-tmp backup restore backups prune-backups keygen sign verify sync help
 complete -c apphome -f
 complete -c apphome -n "not __fish_seen_subcommand_from $verbs" -a "$verbs"
 complete -c apphome -n "__fish_seen_subcommand_from help" -a "$verbs"
@@ -57,3 +57,10 @@ complete -c apphome -n "__fish_seen_subcommand_from backup restore" -l password-
 complete -c apphome -n "__fish_seen_subcommand_from backups" -l verify -d 'check every stored file'
 complete -c apphome -n "__fish_seen_subcommand_from prune-backups" -l keep -x -d 'backups to keep per app'
 complete -c apphome -n "__fish_seen_subcommand_from sign" -l key -r -F
+complete -c apphome -n "__fish_seen_subcommand_from uninstall" -l forget-synced -d 'remove its synced store on every machine'
+complete -c apphome -n "__fish_seen_subcommand_from update restore" -l allow-downgrade -d 'take an older version'
+complete -c apphome -n "__fish_seen_subcommand_from backup" -l init -d 'create the restic repository'
+complete -c apphome -n "__fish_seen_subcommand_from restore" -l snapshot -x -d 'a restic snapshot id'
+complete -c apphome -n "__fish_seen_subcommand_from restore" -l accept-unsettled -d 'exit 0 though some files are not whole'
+complete -c apphome -n "__fish_seen_subcommand_from backups" -l read-data-subset -x -d 'restic check: read this part (n/t)'
+complete -c apphome -n "__fish_seen_subcommand_from sync; and __apphome_first_operand" -a 'setup status now'

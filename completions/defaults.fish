@@ -90,6 +90,7 @@ complete -c defaults -l key-path -d 'keys are paths into nested values'
 complete -c defaults -l settings-bundle -r -a '(__fish_complete_directories)' -d 'the schema bundle'
 complete -c defaults -l idiom -x -a 'phone pad' -d 'the device the bundle is read for'
 complete -c defaults -l force -d 'write values the schema refuses'
+complete -c defaults -l synced -d "an app's synced key-value store"
 complete -c defaults -o currentHost -d 'this host only'
 complete -c defaults -o host -x -d 'the host named'
 complete -c defaults -n "not __fish_seen_subcommand_from $verbs" -l help -s h -d 'print the help'
@@ -99,6 +100,7 @@ complete -c defaults -n "__fish_seen_subcommand_from read read-type write rename
 complete -c defaults -n "__fish_seen_subcommand_from read read-type write rename delete remove delete-all export import validate range watch" -o g -o globalDomain -d 'the global domain'
 complete -c defaults -n "__fish_seen_subcommand_from read read-type write rename delete remove delete-all export import validate range watch" -o app -x -a '(__apphome_defaults_app_names)' -d 'an installed app by name'
 complete -c defaults -n "__fish_seen_subcommand_from read" -l effective -d 'the value through every layer'
+complete -c defaults -n "__fish_seen_subcommand_from read" -l unarchive -d 'a keyed archive as its object graph'
 complete -c defaults -n "__fish_seen_subcommand_from apply" -l dry-run -d 'write nothing'
 complete -c defaults -n "__fish_seen_subcommand_from apply lint" -l json -d 'print JSON'
 complete -c defaults -n "__fish_seen_subcommand_from apply import export" -F

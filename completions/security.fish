@@ -13,7 +13,7 @@ function __apphome_security_app_ids
     $apphome $root list 2>/dev/null | awk 'NR > 1 && NF { print $1 }'
 end
 
-set -l verbs add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password dump-keychain create-keychain lock-keychain unlock-keychain show-keychain-info list-keychains default-keychain login-keychain error help
+set -l verbs add-generic-password find-generic-password delete-generic-password add-internet-password find-internet-password delete-internet-password dump-keychain create-keychain lock-keychain unlock-keychain show-keychain-info list-keychains default-keychain login-keychain add-credential list-credentials delete-credential error help
 set -l generic add-generic-password find-generic-password delete-generic-password
 set -l internet add-internet-password find-internet-password delete-internet-password
 set -l adds add-generic-password add-internet-password
@@ -48,3 +48,10 @@ complete -c security -n "__fish_seen_subcommand_from $adds $finds" -s w -d 'the 
 complete -c security -n "__fish_seen_subcommand_from $finds" -s g -d 'the secret on standard error'
 complete -c security -n "__fish_seen_subcommand_from dump-keychain" -s d -d 'with the secrets'
 complete -c security -n "__fish_seen_subcommand_from $lists" -s d -x -a 'user dynamic common system' -d 'preference domain'
+complete -c security -n "__fish_seen_subcommand_from add-credential list-credentials delete-credential" -s u -x -d 'the systemd unit'
+complete -c security -n "__fish_seen_subcommand_from add-credential delete-credential" -s c -x -d 'the credential id'
+complete -c security -n "__fish_seen_subcommand_from add-credential" -s s -x -d 'service of the item to serve'
+complete -c security -n "__fish_seen_subcommand_from add-credential" -s a -x -d 'account of the item to serve'
+complete -c security -n "__fish_seen_subcommand_from add-credential" -s w -d 'the secret'
+complete -c security -n "__fish_seen_subcommand_from add-credential" -s U -d 'replace a grant'
+complete -c security -n "__fish_seen_subcommand_from add-credential" -l accessibility -x -a 'whenUnlocked afterFirstUnlock whenUnlockedThisDeviceOnly afterFirstUnlockThisDeviceOnly whenPasscodeSetThisDeviceOnly'

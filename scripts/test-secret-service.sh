@@ -72,6 +72,14 @@ check "secret-tool store replaces" "n3w" "$(secret-tool lookup app demo kind tes
 check "one item after replace" "1" "$(secret-tool search --all app demo 2>&1 | grep -c '^label')"
 out=$(sec dump-keychain)
 case "$out" in *'"app"="demo"'*) ok "security dump-keychain shows the attributes";; *) fail "dump-keychain: $out";; esac
+# The login keychain is the user's: a client started in an app's context (as `apphome run`
+# starts it) is refused, however it asks; the same client outside it is answered.
+out=$(APPHOME_BUNDLE_ID=com.example.ScaryBugs secret-tool lookup app demo 2>&1); rc=$?
+case "$out" in *"n3w"*) fail "an app's secret-tool read the login keychain";; *) [ $rc -ne 0 ] && ok "a client in an app's context is refused" || fail "app context: rc $rc '$out'";; esac
+out=$(printf 'x' | APPHOME_HOME=/nonexistent secret-tool store --label=x app forged 2>&1); rc=$?
+[ $rc -ne 0 ] && ok "an app's store is refused" || fail "app context store: rc $rc '$out'"
+secret-tool lookup app forged >/dev/null 2>&1 && fail "an app's item was stored" || ok "nothing stored by an app"
+check "the user is still answered" "n3w" "$(secret-tool lookup app demo kind test)"
 secret-tool clear app demo
 secret-tool lookup app demo >/dev/null 2>&1 && fail "secret-tool clear" || ok "secret-tool clear"
 

@@ -8,8 +8,8 @@ extension AppHomeCommand {
         options: ["--root", "--help", "-h", "--version"],
         verbs: [
             .init("install"),
-            .init("update"),
-            .init("uninstall", options: ["--dry-run"]),
+            .init("update", options: ["--allow-downgrade"]),
+            .init("uninstall", options: ["--dry-run", "--forget-synced"]),
             .init("list", options: ["--json"]),
             .init("info"),
             .init("container", aliases: ["get_app_container"]),
@@ -18,13 +18,14 @@ extension AppHomeCommand {
             .init("doctor", options: ["--dry-run"]),
             .init("purge-caches", options: ["--target-free"]),
             .init("clean-tmp"),
-            .init("backup", options: ["--all", "--to", "--password", "--password-stdin"]),
-            .init("restore", options: ["--from", "--app", "--password", "--password-stdin"]),
-            .init("backups", options: ["--from", "--verify"]),
+            .init("backup", options: ["--all", "--to", "--init", "--password", "--password-stdin"]),
+            .init("restore", options: ["--from", "--snapshot", "--app", "--password", "--password-stdin", "--accept-unsettled", "--allow-downgrade"]),
+            .init("backups", options: ["--from", "--verify", "--read-data-subset"]),
             .init("prune-backups", options: ["--keep", "--from", "--dry-run"]),
             .init("keygen"),
             .init("sign", options: ["--key"]),
             .init("verify"),
+            .init("sync"),
             .init("help"),
         ])
 }

@@ -5,10 +5,10 @@ extension DefaultsCommand {
     /// completions are checked against, and what `help VERB` knows.
     public static let reference = CommandReference(
         command: "defaults",
-        options: ["-currentHost", "-host", "--root", "--format", "--key-path", "--settings-bundle", "--idiom", "--force",
+        options: ["-currentHost", "-host", "--root", "--format", "--key-path", "--settings-bundle", "--idiom", "--force", "--synced",
                   "--help", "-h", "--version"],
         verbs: [
-            .init("read", options: ["--effective", "-app", "-g", "-globalDomain"]),
+            .init("read", options: ["--effective", "--unarchive", "-app", "-g", "-globalDomain"]),
             .init("read-type", options: ["-app", "-g", "-globalDomain"]),
             .init("write", options: ["--force", "-app", "-g", "-globalDomain", "-string", "-data", "-int", "-integer", "-float",
                                      "-bool", "-boolean", "-date", "-array", "-array-add", "-dict", "-dict-add"]),
@@ -35,12 +35,16 @@ extension DefaultsCommand {
     /// A switch, not a dictionary: this runs in every start-up.
     static func honouredOptions(_ verb: String) -> [String] {
         switch verb {
-        case "read": return ["--format", "--key-path", "--settings-bundle", "--idiom"]
-        case "read-type": return ["--format", "--key-path"]
-        case "write": return ["--key-path", "--settings-bundle", "--idiom", "--force"]
-        case "rename", "delete", "remove", "delete-all": return ["--key-path"]
-        case "import", "apply": return ["--format", "--settings-bundle", "--idiom", "--force"]
-        case "export", "domains", "find": return ["--format"]
+        case "read": return ["--format", "--key-path", "--settings-bundle", "--idiom", "--synced"]
+        case "read-type": return ["--format", "--key-path", "--synced"]
+        case "write": return ["--key-path", "--settings-bundle", "--idiom", "--force", "--synced"]
+        case "rename", "delete", "remove": return ["--key-path", "--synced"]
+        case "delete-all": return ["--key-path"]
+        case "import": return ["--format", "--settings-bundle", "--idiom", "--force", "--synced"]
+        case "apply": return ["--format", "--settings-bundle", "--idiom", "--force"]
+        case "export": return ["--format", "--synced"]
+        case "domains", "find": return ["--format"]
+        case "watch": return ["--synced"]
         case "lint", "validate", "range": return ["--settings-bundle", "--idiom"]
         default: return []
         }

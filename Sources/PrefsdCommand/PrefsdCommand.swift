@@ -16,7 +16,7 @@ public enum PrefsdCommand {
     /// The options of `prefsd` (it has no verbs but `help`): what its help,
     /// `prefsd.8` and the completions are checked against.
     public static let reference = CommandReference(
-        command: "prefsd", options: ["--foreground", "--root", "--socket", "--help", "-h", "--version"], verbs: [.init("help")])
+        command: "prefsd", options: ["--foreground", "--root", "--socket", "--credential-socket", "--help", "-h", "--version"], verbs: [.init("help")])
 
     static let help = """
     usage: prefsd [--foreground] [--root <dir>] [--socket <path>] [--credential-socket <path>|none]

@@ -18,6 +18,7 @@ extension Provider {
         let provider = Provider.this(ud)
         provider.afterReply = []
         do throws(DBusFailure) {
+            try provider.refuseAppContext(str(sender))
             let reply = try provider.call(sender: str(sender), path: str(path), interface: str(interface), method: str(method), parameters!)
             g_dbus_method_invocation_return_value(invocation, reply)
         } catch {
@@ -28,19 +29,22 @@ extension Provider {
         for w in work { w() }
     }
 
-    private static let getProperty: GDBusInterfaceGetPropertyFunc = { _, _, path, interface, name, error, ud in
+    private static let getProperty: GDBusInterfaceGetPropertyFunc = { _, sender, path, interface, name, error, ud in
         do throws(DBusFailure) {
-            return try Provider.this(ud).property(path: str(path), interface: str(interface), name: str(name))
+            let provider = Provider.this(ud)
+            try provider.refuseAppContext(str(sender))
+            return try provider.property(path: str(path), interface: str(interface), name: str(name))
         } catch let failure {
             apphome_set_dbus_error(error, failure.name, failure.message)
             return nil
         }
     }
 
-    private static let setProperty: GDBusInterfaceSetPropertyFunc = { _, _, path, interface, name, value, error, ud in
+    private static let setProperty: GDBusInterfaceSetPropertyFunc = { _, sender, path, interface, name, value, error, ud in
         let provider = Provider.this(ud)
         provider.afterReply = []
         do throws(DBusFailure) {
+            try provider.refuseAppContext(str(sender))
             try provider.setProperty(path: str(path), interface: str(interface), name: str(name), value!)
         } catch let failure {
             apphome_set_dbus_error(error, failure.name, failure.message)
@@ -142,6 +146,14 @@ enum Bus {
         defer { g_error_free(error) }
         let remote = g_dbus_error_get_remote_error(error).map { p -> String in defer { g_free(p) }; return String(cString: p) }
         return (nil, remote ?? String(cString: error!.pointee.message))
+    }
+
+    /// The process id of the client `sender` (a unique bus name), or `nil`.
+    static func processIdentifier(_ c: OpaquePointer, of sender: String) -> Int32? {
+        let (r, _) = busCall(c, "GetConnectionUnixProcessID", Variant.tuple([Variant.string(sender)]), reply: "(u)")
+        guard let r else { return nil }
+        defer { g_variant_unref(r) }
+        return Int32(truncatingIfNeeded: Variant.withChild(r, 0) { g_variant_get_uint32($0) })
     }
 
     /// The unique name owning `org.freedesktop.secrets`, or `nil`.

@@ -86,6 +86,9 @@ final class Provider {
     let limits: ProviderLimits
     let now: () -> PlistDate
     var sessions: [String: Session] = [:]
+    /// Each client's app context ("" for none), by its unique bus name
+    /// (never reused on a bus); see ``refuseAppContext(_:)``.
+    var appContexts: [String: String] = [:]
     var prompts: [String: Prompt] = [:]
     var memory: [Int: MemoryItem] = [:]
     var memoryOrder: [Int] = []
@@ -281,4 +284,25 @@ final class Provider {
     }
 
     func nextNumber() -> Int { counter += 1; return counter }
+}
+
+extension Provider {
+    /// Refuses a client started in an app's context (`apphome run`,
+    /// `apphome launch`): the login keychain, and the session collection every
+    /// client shares, are the user's, never an app's, as in prefsd's keychain
+    /// jobs and `git-credential-apphome`.
+    func refuseAppContext(_ sender: String) throws(DBusFailure) {
+        if appContexts.count > 4096 { appContexts.removeAll() }
+        let app: String
+        if let known = appContexts[sender] {
+            app = known
+        } else {
+            app = Bus.processIdentifier(connection, of: sender).flatMap { ProcessContext.appContext(ofProcess: $0) } ?? ""
+            appContexts[sender] = app
+        }
+        guard app.isEmpty else {
+            throw .init(name: "org.freedesktop.DBus.Error.AccessDenied",
+                        message: "the login keychain is the user's: a program started in the context of the app \(app) may not use it")
+        }
+    }
 }

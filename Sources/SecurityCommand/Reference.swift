@@ -22,6 +22,9 @@ extension SecurityCommand {
             .init("list-keychains", options: ["-d"]),
             .init("default-keychain", options: ["-d"]),
             .init("login-keychain", options: ["-d"]),
+            .init("add-credential", options: ["-u", "-c", "-s", "-a", "-w", "--accessibility", "-U"]),
+            .init("list-credentials", options: ["-u"]),
+            .init("delete-credential", options: ["-u", "-c"]),
             .init("error"),
             .init("help"),
         ])

@@ -27,10 +27,10 @@ struct CommandReferenceTests {
     }
 
     static let commands: [Command] = [
-        Command(reference: DefaultsCommand.reference, manPage: "man/defaults.1", completes: true, prose: ["-Key"]),
-        Command(reference: AppHomeCommand.reference, manPage: "man/apphome.1", completes: true, prose: ["-m"]),
+        Command(reference: DefaultsCommand.reference, manPage: "man/defaults.1", completes: true, prose: ["-Key", "-p", "-unarchive"]),
+        Command(reference: AppHomeCommand.reference, manPage: "man/apphome.1", completes: true, prose: ["-m", "--prune"]),
         Command(reference: SecurityCommand.reference, manPage: "man/security.1", completes: true, prose: []),
-        Command(reference: PrefsdCommand.reference, manPage: "man/prefsd.8", completes: false, prose: ["--user", "--now"]),
+        Command(reference: PrefsdCommand.reference, manPage: "man/prefsd.8", completes: false, prose: ["--user", "--now", "--synced"]),
         Command(reference: GitCredentialHelper.reference, manPage: "man/git-credential-apphome.1", completes: false, prose: ["--global"]),
     ]
 

@@ -48,7 +48,7 @@ struct InstallationTests {
             let section = FileManager.default.fileExists(atPath: top.appendingPathComponent("man/\(name).8").path) ? "8" : "1"
             files.append("usr/share/man/man\(section)/\(name).\(section)")
         }
-        files += ["defaults", "apphome", "security", "apphome-secretd"].map { "usr/share/bash-completion/completions/" + $0 }
+        files += ["defaults", "apphome", "security", "apphome-secretd", "plutil"].map { "usr/share/bash-completion/completions/" + $0 }
         files += ["defaults", "apphome", "security"].map { "usr/share/zsh/vendor-completions/_" + $0 }
         files += ["defaults", "apphome", "security"].map { "usr/share/fish/vendor_completions.d/\($0).fish" }
         files += ["usr/lib/systemd/user/prefsd.service", "usr/lib/systemd/user/prefsd.socket", "usr/lib/systemd/user/apphome-secretd.service",
@@ -199,7 +199,7 @@ struct InstallationTests {
                 == ["maxBugs", "soundEnabled", "two words"])
         #expect(try completeFish("defaults", "defaults --root \(r) read -g ", path: binaries, in: root) == ["AppleLocale"])
         #expect(try completeFish("apphome", "apphome --root \(r) info com.ex", path: binaries, in: root) == ["com.example.ScaryBugs"])
-        #expect(try completeFish("security", "security list-", path: binaries, in: root) == ["list-keychains"])
+        #expect(try completeFish("security", "security list-", path: binaries, in: root) == ["list-credentials", "list-keychains"])
 
         // zsh: the completion function run with compadd standing in for zsh's own.
         #expect(try completeZsh("defaults", ["defaults", "--root", r, "read", "-g", ""], path: binaries, in: root) == ["AppleLocale"])

@@ -67,28 +67,7 @@ enum KeychainJob {
         }
     }
 
-    /// The app whose context the process `pid` was started in (the value of
-    /// its `APPHOME_BUNDLE_ID` or `APPHOME_HOME`), read from
-    /// `/proc/<pid>/environ`; `nil` for none, or when `pid` is unknown.
-    static func appContext(of pid: Int32) -> String? {
-        guard pid > 0 else { return nil }
-        let fd = open("/proc/\(pid)/environ", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        // A /proc file has no size: read to the end (at most 1 MiB).
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while bytes.count < 1 << 20 {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
-        }
-        for entry in bytes.split(separator: 0) {
-            for name in ["APPHOME_BUNDLE_ID=", "APPHOME_HOME="] where entry.starts(with: name.utf8) && entry.count > name.utf8.count {
-                return FileNames.escaped(entry.dropFirst(name.utf8.count))
-            }
-        }
-        return nil
-    }
+    /// The app whose context the process `pid` was started in
+    /// (``ProcessContext/appContext(ofProcess:)``).
+    static func appContext(of pid: Int32) -> String? { ProcessContext.appContext(ofProcess: pid) }
 }
