@@ -60,12 +60,9 @@ extension BackupService {
     public func backup(_ identifier: BundleIdentifier, toRestic repository: ResticRepository, initialize: Bool = false,
                        secrets: BackupSecrets = .none, options: BackupOptions = BackupOptions()) throws -> ResticBackupReport {
         try repository.checkVersion()
-        do {
-            try repository.checkAccess()
-        } catch ResticError.noRepository(let r) {
-            guard initialize else { throw ResticError.noRepository(repository: r) }
-            try repository.initialize()
-        }
+        // No separate look at the repository first: each restic command that
+        // opens it pays for the key derivation (about 0.7 s), so `restic
+        // backup` itself says whether the repository is there and the password right.
         let transaction = try registry.beginTransaction()
         defer { transaction.end() }
         let current = transaction.registry
@@ -105,7 +102,14 @@ extension BackupService {
         try FileSystem.writeAtomically(try manifest.encoded(), to: tree + "/AppHome/manifest.plist")
         try FileSystem.writeAtomically(try Self.resticSummary(manifest, report: report), to: tree + "/AppHome/Info.plist")
 
-        let result = try repository.backup(tree, tags: Self.resticTags(identifier))
+        let result: (id: String, dataAdded: Int, bytesProcessed: Int)
+        do {
+            result = try repository.backup(tree, tags: Self.resticTags(identifier))
+        } catch ResticError.noRepository(let r) {
+            guard initialize else { throw ResticError.noRepository(repository: r) }
+            try repository.initialize()
+            result = try repository.backup(tree, tags: Self.resticTags(identifier))
+        }
         try FileSystem.writeAtomically(Self.bootIdentifier() ?? [], to: marker)
         return ResticBackupReport(backup: report, snapshotID: result.id, dataAdded: result.dataAdded, bytesProcessed: result.bytesProcessed)
     }
