@@ -42,6 +42,8 @@ for i in range(n):
         f.write(os.urandom(512).hex().encode())   # 1 KiB, every file different
 PY
 sync
+# Both sides read a tree in the page cache.
+find "$home/Documents/many" -type f -exec cat {} + >/dev/null
 echo "home: $FILES files of 1 KiB in $(( (FILES + 999) / 1000 )) directories"
 
 t=$(now); cp -a "$home/Documents/many" "$work/cp1"; cp1_ms=$(ms_since "$t")

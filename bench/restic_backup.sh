@@ -60,6 +60,7 @@ echo "home: $(du -sb "$home" | cut -f1) bytes (a ${db_mb} MiB database in WAL mo
 
 printf '%s\n' "$password" | "$security" --root "$root" add-generic-password -s apphome-restic -a "$work/repo" -w >/dev/null
 printf '%s\n' "$password" | restic -q -r "$work/plain" init >/dev/null
+printf '%s\n' "$password" | restic -q -r "$work/repo" init >/dev/null   # both created before the timing
 
 # The writer: one row a transaction until $work/stop appears.
 python3 - "$db" "$work/stop" <<'PY' &
@@ -72,7 +73,7 @@ writer_pid=$!
 sleep 1
 
 added() { sed -n 's/.*restic added \([0-9]*\) bytes.*/\1/p' <<<"$1"; }
-t=$(now); a1=$("$apphome" --root "$root" backup "$id" --to "restic:$work/repo" --init); a1_ms=$(ms_since "$t")
+t=$(now); a1=$("$apphome" --root "$root" backup "$id" --to "restic:$work/repo"); a1_ms=$(ms_since "$t")
 t=$(now); p1=$(printf '%s\n' "$password" | restic -r "$work/plain" backup --json "$home" 2>/dev/null | tail -1); p1_ms=$(ms_since "$t")
 t=$(now); a2=$("$apphome" --root "$root" backup "$id" --to "restic:$work/repo"); a2_ms=$(ms_since "$t")
 t=$(now); p2=$(printf '%s\n' "$password" | restic -r "$work/plain" backup --json "$home" 2>/dev/null | tail -1); p2_ms=$(ms_since "$t")

@@ -150,7 +150,7 @@ struct ResticBackupTests {
         #expect(restore.status == 1 && restore.stderr.contains("nothing was changed"), "\(restore)")
         #expect(try Self.home(root) == home)
         #expect(FileManager.default.contents(atPath: home + "/Documents/bug1.txt") == Data("changed since".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/.restic").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: root.root.path + "/Backups/.restic/\(Self.bundleID)/tree"))
     }
 
     @Test func eachFailureHasItsMessageAndStatusAndStoresNothing() throws {
@@ -196,8 +196,11 @@ struct ResticBackupTests {
         let refused = try Self.apphome(root, ["restore", Self.bundleID, "--from", "restic:" + repository])
         #expect(refused.status == 1 && refused.stderr.contains("is damaged: it holds no AppHome manifest; nothing was changed"), "\(refused)")
         #expect(try Self.home(root) == home)
-        // The backup root's work directory is left empty.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/.restic").isEmpty)
+        // No tree is left behind; the private store holds the last backup to restic only.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/.restic") == [Self.bundleID])
+        // (The last backup failed, so it is not marked complete: the next one starts afresh.)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/.restic/\(Self.bundleID)") == ["store"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.root.path + "/Backups/.restic/\(Self.bundleID)/store/\(Self.bundleID)").count <= 2)
     }
 
     @Test func everyDatabaseBackedUpToResticUnderAWriterRestoresToACommittedState() throws {
@@ -237,7 +240,8 @@ struct ResticBackupTests {
 
     /// A file rewritten in place between two contents, without pause,
     /// during 10 backups to restic: restored, it is one of the two or it is
-    /// absent, never a mix; an absent one is named, with exit status 3.
+    /// absent, never a mix; one kept as an earlier backup read it, or
+    /// absent, is named, with exit status 3.
     @Test func aFileRewrittenDuringTenBackupsIsNeverRestoredFromResticAsBytesItNeverHeld() throws {
         let root = try TempRoot(), other = try TempRoot()
         let repository = root.workFile("repo").path
@@ -268,13 +272,17 @@ struct ResticBackupTests {
         }
         stop.set()
         stop.done.wait()
-        var absent = 0
+        var absent = 0, kept = 0
         for (round, id) in snapshots.enumerated() {
             let restore = try Self.apphome(other, ["restore", Self.bundleID, "--from", "restic:" + repository, "--snapshot", id, "--app", Self.v1])
             let copy = FileManager.default.contents(atPath: try Self.home(other) + "/Documents/rewritten.bin")
             if let copy {
                 #expect(versions.contains(copy), "round \(round): the restored file holds bytes it never held")
-                #expect(restore.status == 0, "round \(round): \(restore)")
+                // Settled, or kept as the previous backup to restic read it whole, and then said.
+                #expect(restore.status == 0 || (restore.status == 3 && restore.stderr.contains(
+                    "Documents/rewritten.bin could not be brought back whole: it kept changing while it was backed up; restored as the backup of ")),
+                    "round \(round): \(restore)")
+                if restore.status == 3 { kept += 1 }
             } else {
                 absent += 1
                 #expect(restore.status == 3 && restore.stderr.contains("Documents/rewritten.bin could not be brought back"), "\(restore)")
@@ -286,7 +294,7 @@ struct ResticBackupTests {
         // Whether a backup met the file settled depends on the scheduler (the
         // writer shares two cores with the tests); the left-out path itself is
         // BackupAtScaleTests'. Each round above was checked either way.
-        print("restic unsettled rounds: \(absent) of \(snapshots.count) left the file out")
+        print("restic unsettled rounds: \(absent) of \(snapshots.count) left the file out, \(kept) kept an earlier whole state")
     }
 }
 

@@ -48,24 +48,21 @@ extension BackupService {
     /// home is read exactly as for a local backup (databases through SQLite's
     /// backup API, files only once settled, the same exclusions, the
     /// participants' payloads), into a private store under
-    /// `<root>/Backups/.restic/`; that is laid out as a tree (files linked
-    /// from the store, sparse files sparse) and given to `restic backup`.
-    /// The tree is removed afterwards, whatever happens.
-    ///
-    /// Unsettled files: the private store has no earlier state, so a file
-    /// that never settles is left out, and named in the manifest.
+    /// `<root>/Backups/.restic/<bundle-id>/store` that holds the last backup
+    /// to restic only (so the next one does not read unchanged files again,
+    /// and an unsettled file keeps the whole state that one read); that is
+    /// laid out as a tree (files hard-linked from the store, sparse files
+    /// sparse) and given to `restic backup`. The tree is removed afterwards,
+    /// whatever happens.
     ///
     /// - Parameter initialize: create the repository (`restic init`) when there is none.
     /// - Throws: ``ResticError`` (nothing was stored), ``ContainersError``.
     public func backup(_ identifier: BundleIdentifier, toRestic repository: ResticRepository, initialize: Bool = false,
                        secrets: BackupSecrets = .none, options: BackupOptions = BackupOptions()) throws -> ResticBackupReport {
         try repository.checkVersion()
-        do {
-            try repository.checkAccess()
-        } catch ResticError.noRepository(let r) {
-            guard initialize else { throw ResticError.noRepository(repository: r) }
-            try repository.initialize()
-        }
+        // No separate look at the repository first: each restic command that
+        // opens it pays for the key derivation (about 0.7 s), so `restic
+        // backup` itself says whether the repository is there and the password right.
         let transaction = try registry.beginTransaction()
         defer { transaction.end() }
         let current = transaction.registry
@@ -73,15 +70,24 @@ extension BackupService {
         let work = resticWorkDirectory + "/" + identifier.rawValue
         let tree = work + "/tree"
         try FileSystem.makeDirectories(resticWorkDirectory)
-        try TreeOperations.remove(work)
-        defer { try? TreeOperations.remove(work) }
-        try TreeOperations.makeNewDirectory(work)
+        // The private store is kept between backups to restic (so an unchanged
+        // file is not read again, and an unsettled one keeps its earlier whole
+        // state), but only when the last backup finished in this boot: its
+        // objects are not fsynced, and a crash may have lost them.
+        let marker = work + "/complete"
+        if FileSystem.exists(work) && (try? FileSystem.readFileIfPresent(marker)) != Self.bootIdentifier() {
+            try TreeOperations.remove(work)
+        }
+        try FileSystem.makeDirectories(work)
+        try? FileSystem.removeFile(marker)
+        try TreeOperations.remove(tree)
+        defer { try? TreeOperations.remove(tree) }
         let store = BackupStore(directory: work + "/store", durable: false)
         let storeLock = try store.open()
         defer { storeLock.unlock() }
-        let report = try backup(entry, groupContainers: current.groups, into: store, secrets: secrets, options: options,
-                                writeManifest: false)
+        let report = try backup(entry, groupContainers: current.groups, into: store, secrets: secrets, options: options)
         let manifest = report.manifest
+        try Self.keepOnly(report.manifestPath, of: identifier, in: store)
 
         // The tree restic stores.
         try TreeOperations.makeNewDirectory(tree)
@@ -96,8 +102,37 @@ extension BackupService {
         try FileSystem.writeAtomically(try manifest.encoded(), to: tree + "/AppHome/manifest.plist")
         try FileSystem.writeAtomically(try Self.resticSummary(manifest, report: report), to: tree + "/AppHome/Info.plist")
 
-        let result = try repository.backup(tree, tags: Self.resticTags(identifier))
+        let result: (id: String, dataAdded: Int, bytesProcessed: Int)
+        do {
+            result = try repository.backup(tree, tags: Self.resticTags(identifier))
+        } catch ResticError.noRepository(let r) {
+            guard initialize else { throw ResticError.noRepository(repository: r) }
+            try repository.initialize()
+            result = try repository.backup(tree, tags: Self.resticTags(identifier))
+        }
+        try FileSystem.writeAtomically(Self.bootIdentifier() ?? [], to: marker)
         return ResticBackupReport(backup: report, snapshotID: result.id, dataAdded: result.dataAdded, bytesProcessed: result.bytesProcessed)
+    }
+
+    /// This boot's identifier (`/proc/sys/kernel/random/boot_id`), or `nil`.
+    static func bootIdentifier() -> [UInt8]? {
+        (try? FileSystem.readFileIfPresent("/proc/sys/kernel/random/boot_id")) ?? nil
+    }
+
+    /// Removes from the private store of a backup to restic every manifest
+    /// but `newest`, and every object it does not name.
+    static func keepOnly(_ newest: String, of identifier: BundleIdentifier, in store: BackupStore) throws {
+        for path in try store.manifests(of: identifier) where path != newest { try FileSystem.removeFile(path) }
+        var named: Set<String> = []
+        for e in try store.readManifest(newest).allEntries {
+            if case .file(let hash, _) = e.kind { named.insert(store.objectPath(hash)) }
+        }
+        for prefix in try FileSystem.directoryEntries(store.objectsDirectory) where !prefix.hasPrefix(".") {
+            let dir = store.objectsDirectory + "/" + prefix
+            for name in try FileSystem.directoryEntries(dir) where !named.contains(dir + "/" + name) {
+                try FileSystem.removeFile(dir + "/" + name)
+            }
+        }
     }
 
     /// Makes `top` and the tree `entries` describe under it, each file a
