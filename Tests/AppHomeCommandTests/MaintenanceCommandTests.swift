@@ -210,9 +210,10 @@ extension MaintenanceCommandTests {
             #expect(console.standardOutput == """
                 usage: apphome [--root DIR] prune-backups …
 
-                  prune-backups --keep N [<bundle-id>] [--from DIR] [--dry-run]
+                  prune-backups --keep N [<bundle-id>] [--from DIR|restic:REPO] [--dry-run]
                                                      keep each app's N newest backups; remove the older
                                                      ones and the stored files no remaining backup needs
+                                                     (restic forget and prune for a repository)
 
                 """, "\(args)")
         }

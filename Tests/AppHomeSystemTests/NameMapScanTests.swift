@@ -42,6 +42,13 @@ import Testing
         "Sources/SecurityCommand/SecurityCommand.swift": (2, "verb and option names: ASCII constants, as above"),
         "Sources/PrefsProtocol/HookEnvironment.swift": (3, "the hooks' environment variables (an allow-list of ASCII names)"),
         "Sources/PrefsProtocol/Messages.swift": (1, "the hooks' environment on the wire, as above"),
+        "Sources/AppHomeCommand/ResticVerbs.swift": (1, "option name → value, and the flags given: ASCII constants, as in BackupVerbs"),
+        "Sources/Containers/Backup/BackupStore.swift": (1, "object directories this code named (two hex digits under the store)"),
+        "Sources/Containers/Backup/Restic.swift": (2, "restic's argv and environment (the process environment, not names)"),
+        "Sources/Containers/Backup/ResticBackup.swift": (1, "object paths this code named (hex digests under the store)"),
+        "Sources/Keychain/Model/SecretServiceMapping.swift": (2, "Secret Service schema names: ASCII constants compared with a client's xdg:schema"),
+        "Sources/Keychain/Storage/Keybag.swift": (1, "device id → open keys: device ids are random hex this code made"),
+        "Sources/SecurityCommand/CredentialVerbs.swift": (1, "the fixed ASCII verb names"),
     ]
 
     static let pattern = try! NSRegularExpression(pattern: #"\[String ?: |Set<String>|Dictionary<String|Set<\[String\]>"#)

@@ -30,13 +30,16 @@ import Testing
     }
 
     /// The login keychain by the names macOS scripts use; with `APPHOME_BUNDLE_ID`
-    /// set (inside `apphome run`) too, since a named keychain wins.
+    /// set (inside `apphome run`) naming it is refused: the login keychain is the
+    /// user's, never an app's, whatever names it.
     @Test(arguments: ["login.keychain", "login.keychain-db", "/Users/me/Library/Keychains/login.keychain-db", "login"])
     func aTrailingLoginKeychainNamesTheLoginKeychain(_ name: String) throws {
         let s = try scratch()
         #expect(s.run(["add-generic-password", "-a", "me", "-s", "api", name], stdin: "login pw", app: nil).status == 0)
-        let found = s.run(["find-generic-password", "-s", "api", "-w", name], app: "com.example.A")
+        let found = s.run(["find-generic-password", "-s", "api", "-w", name], app: nil)
         #expect(found.status == 0 && found.out == "login pw\n", "\(found)")
+        let fromApp = s.run(["find-generic-password", "-s", "api", "-w", name], app: "com.example.A")
+        #expect(fromApp.status != 0 && fromApp.out.isEmpty && fromApp.err.contains("the login keychain is the user's"), "\(fromApp)")
         // The app's own keychain does not have it.
         #expect(s.run(["find-generic-password", "-s", "api", "-w"], app: "com.example.A").status == 44)
         let dumped = s.run(["dump-keychain", name], app: nil)
