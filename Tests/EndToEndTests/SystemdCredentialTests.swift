@@ -42,6 +42,10 @@ struct SystemdCredentialTests {
         #expect(served.status == 0 && served.stdout == "s3cr3t-token\n", "\(served)")
         let other = try load(t, socket, unit: "evil.service", id: "token")
         #expect(other.status == 0 && other.stdout.isEmpty, "\(other)")
+        // A peer started in an app's context gets nothing, even naming a granted unit.
+        let fromApp = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", Self.peer, socket, "web.service", "token"],
+                                         environment: t.environment(["APPHOME_BUNDLE_ID": "com.example.ScaryBugs"]), ioDirectory: t.io)
+        #expect(fromApp.status == 0 && fromApp.stdout.isEmpty, "\(fromApp)")
 
         if let comm = try? String(contentsOfFile: "/proc/1/comm", encoding: .utf8), comm.hasPrefix("systemd"),
            FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-run") {
@@ -59,6 +63,7 @@ struct SystemdCredentialTests {
         #expect(try load(t, socket, unit: "web.service", id: "token").stdout.isEmpty)
         let stopped = try daemon.stop()
         #expect(stopped.stderr.contains("prefsd: credentials: credential 'token' for unit 'evil.service': refused: not granted"), "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("it was started in the context of the app com.example.ScaryBugs"), "\(stopped.stderr)")
         #expect(!stopped.stderr.contains("s3cr3t"))
     }
 }

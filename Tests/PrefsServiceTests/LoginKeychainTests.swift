@@ -31,6 +31,9 @@ import Testing
         for variable in ["APPHOME_BUNDLE_ID": "com.example.Peek", "APPHOME_HOME": root + "/home"] {
             let app = try sleeper(["PATH": "/usr/bin:/bin", variable.key: variable.value])
             defer { kill(app.processIdentifier, SIGKILL); app.waitUntilExit() }
+            // Until the child has called exec, /proc shows the parent's environment.
+            let deadline = Date().addingTimeInterval(5)
+            while KeychainJob.appContext(of: app.processIdentifier) == nil && Date() < deadline { usleep(1_000) }
             #expect(KeychainJob.appContext(of: app.processIdentifier) == variable.value)
             let result = KeychainJob.perform(request, caller: caller, peerPID: app.processIdentifier, root: root, policy: policy, now: { PlistDate(secondsSince1970: 0) })
             #expect(result == .failure(RemoteError(.notAuthorized, "prefsd: the login keychain is the user's and no app may use it: the caller runs in the context of \(variable.value)")))
