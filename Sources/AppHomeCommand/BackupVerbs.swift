@@ -148,18 +148,28 @@ extension AppHomeCommand {
         }
         let m = report.manifest
         let device = report.fromAnotherDevice ? "on another device (\(m.deviceIdentifier))" : "on this device"
+        return printRestore(report, from: report.manifestPath, device: device,
+                            passwordUnneeded: secrets.password != nil && m.participants["keychain"] == nil,
+                            acceptUnsettled: parsed.flags.contains("--accept-unsettled"))
+    }
+
+    /// What a restore (local or from restic) prints, and its exit status:
+    /// 0, 1 when a participant failed, 3 for files not brought back whole.
+    func printRestore(_ report: ContainerManager.RestoreReport, from source: String, device: String,
+                      passwordUnneeded: Bool, acceptUnsettled: Bool) -> Int32 {
+        let m = report.manifest
         console.out("restored \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
-        console.out("from \(report.manifestPath): backup of \(m.displayVersion) taken \(Self.iso8601(m.creationTime)) \(device)\n")
+        console.out("from \(source): backup of \(m.displayVersion) taken \(Self.iso8601(m.creationTime)) \(device)\n")
         console.out("\(Self.count(report.filesRestored, "file")), \(report.bytesRestored) bytes; Library/Caches and tmp start empty\n")
         for note in report.notes { console.out("note: \(note)\n") }
-        if secrets.password != nil && m.participants["keychain"] == nil {
+        if passwordUnneeded {
             console.out("note: the backup holds no keychain items; the backup password was not needed\n")
         }
         if let leftover = report.leftoverHome {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
         }
         for failure in report.participantFailures { console.err("apphome: \(failure)\n") }
-        let notWhole = reportNotWhole(report, accepted: parsed.flags.contains("--accept-unsettled"))
+        let notWhole = reportNotWhole(report, accepted: acceptUnsettled)
         return report.participantFailures.isEmpty ? notWhole : 1
     }
 

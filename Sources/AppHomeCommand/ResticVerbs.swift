@@ -135,16 +135,8 @@ extension AppHomeCommand {
         }
         let m = report.manifest
         let device = report.fromAnotherDevice ? "on another device (\(m.deviceIdentifier))" : "on this device"
-        console.out("restored \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
-        console.out("from restic:\(repository) snapshot \(snapshot.shortID): backup of \(m.displayVersion) taken \(Self.iso8601(m.creationTime)) \(device)\n")
-        console.out("\(Self.count(report.filesRestored, "file")), \(report.bytesRestored) bytes; Library/Caches and tmp start empty\n")
-        for note in report.notes { console.out("note: \(note)\n") }
-        if let leftover = report.leftoverHome {
-            console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
-        }
-        for failure in report.participantFailures { console.err("apphome: \(failure)\n") }
-        let notWhole = reportNotWhole(report, accepted: parsed.flags.contains("--accept-unsettled"))
-        return report.participantFailures.isEmpty ? notWhole : 1
+        return printRestore(report, from: "restic:\(repository) snapshot \(snapshot.shortID)", device: device,
+                            passwordUnneeded: false, acceptUnsettled: parsed.flags.contains("--accept-unsettled"))
     }
 
     /// `prune-backups --keep N [<bundle-id>] --from restic:REPO [--dry-run]`.
