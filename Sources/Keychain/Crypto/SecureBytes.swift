@@ -3,9 +3,10 @@ import CSodium
 import Glibc
 #endif
 
-/// Key or secret bytes in memory from `sodium_malloc` (guard pages, a canary,
-/// `mlock`ed where the limit allows), released with `sodium_free`, which
-/// zeroes them.
+/// Key or secret bytes in secure memory from ``SecureArena``: `mlock`ed
+/// where the limit allows, left out of core dumps, zeroed when released
+/// (small buffers are slots of `sodium_malloc` slabs, large ones a
+/// `sodium_malloc` region each, with guard pages and a canary).
 ///
 /// Swift arrays and strings copy themselves and cannot be wiped reliably,
 /// so every key and every secret lives in one of these. It prints
@@ -14,16 +15,15 @@ public final class SecureBytes: @unchecked Sendable, CustomStringConvertible, Cu
     // @unchecked: the buffer is written only while it is being built and
     // read-only afterwards.
     private let pointer: UnsafeMutableRawPointer
+    /// The arena's size class of the buffer (`nil`: a region of its own).
+    private let sizeClass: Int?
     /// The number of bytes.
     public let count: Int
 
     /// Uninitialised secure memory of `count` bytes.
     init(uninitializedCount count: Int) {
         Sodium.ensureInitialized()
-        guard let p = sodium_malloc(max(count, 1)) else {
-            fatalError("sodium_malloc failed: out of memory")
-        }
-        pointer = p
+        (pointer, sizeClass) = SecureArena.shared.allocate(count)
         self.count = count
     }
 
@@ -61,7 +61,7 @@ public final class SecureBytes: @unchecked Sendable, CustomStringConvertible, Cu
         return s
     }
 
-    deinit { sodium_free(pointer) }
+    deinit { SecureArena.shared.free(pointer, sizeClass: sizeClass) }
 
     /// Calls `body` with the bytes.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
