@@ -10,8 +10,9 @@ import Synchronization
 /// look-up needs a dozen buffers (keys derived, a group's key table, the
 /// secret). So a buffer of up to ``largestSlot`` bytes is a slot of a slab:
 /// a 64 KiB `sodium_malloc` region (guarded, locked, left out of core
-/// dumps like any other) cut into slots of one size. A slot is zeroed
-/// when it is given back, before it goes on its size's free list; slabs
+/// dumps like any other) cut into slots of one size, handed out in order.
+/// A slot is zeroed when it is given back, before it goes on its size's
+/// free list, and a free slot is reused before a new one; slabs
 /// stay for the life of the process, so what is held is bounded by the
 /// most buffers ever alive at once.
 ///
@@ -35,6 +36,9 @@ final class SecureArena: Sendable {
         var slots: [[UInt]] = Array(repeating: [], count: SecureArena.slotSizes.count)
         /// Every slab's address.
         var slabs: [UInt] = []
+        /// By size class: the next never-used slot of its newest slab, and that slab's end.
+        var next: [UInt] = Array(repeating: 0, count: SecureArena.slotSizes.count)
+        var end: [UInt] = Array(repeating: 0, count: SecureArena.slotSizes.count)
     }
     private let lists = Mutex(FreeLists())
 
@@ -63,17 +67,19 @@ final class SecureArena: Sendable {
             guard let p = sodium_malloc(max(count, 1)) else { fatalError("sodium_malloc failed: out of memory") }
             return (p, nil)
         }
+        let size = UInt(Self.slotSizes[c])
         let address: UInt = lists.withLock { l in
             if let p = l.slots[c].popLast() { return p }
-            // A new slab for this size: every slot but the one returned goes on the list.
+            if l.next[c] + size <= l.end[c] {
+                defer { l.next[c] += size }
+                return l.next[c]
+            }
+            // A new slab for this size, used slot by slot.
             guard let slab = sodium_malloc(Self.slabSize) else { fatalError("sodium_malloc failed: out of memory") }
-            sodium_memzero(slab, Self.slabSize)
-            let size = Self.slotSizes[c]
-            let n = Self.slabSize / size
-            l.slots[c].reserveCapacity(l.slots[c].count + n)
             let base = UInt(bitPattern: slab)
             l.slabs.append(base)
-            for i in stride(from: n - 1, to: 0, by: -1) { l.slots[c].append(base + UInt(i * size)) }
+            l.next[c] = base + size
+            l.end[c] = base + UInt(Self.slabSize)
             return base
         }
         return (UnsafeMutableRawPointer(bitPattern: address)!, c)
