@@ -5,6 +5,9 @@ import Glibc
 /// Which app's context another process was started in, for the services that
 /// must keep the user's own secrets (the login keychain) away from apps.
 public enum ProcessContext {
+    /// The variables `apphome run` and `launch` set, as `NAME=` bytes.
+    static let contextVariables: [[UInt8]] = [Array("APPHOME_BUNDLE_ID=".utf8), Array("APPHOME_HOME=".utf8)]
+
     /// The app whose context the process `pid` was started in (the value of
     /// its `APPHOME_BUNDLE_ID` or `APPHOME_HOME`, which `apphome run` and
     /// `apphome launch` set), read from `/proc/<pid>/environ`; `nil` for none,
@@ -27,10 +30,18 @@ public enum ProcessContext {
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
-        for entry in bytes.split(separator: 0) {
-            for name in ["APPHOME_BUNDLE_ID=", "APPHOME_HOME="] where entry.starts(with: name.utf8) && entry.count > name.utf8.count {
-                return FileNames.escaped(entry.dropFirst(name.utf8.count))
+        // Entry by entry (NUL-separated), without splitting the whole block.
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != 0 { end += 1 }
+            if bytes[start] == UInt8(ascii: "A") {
+                let entry = bytes[start..<end]
+                for name in Self.contextVariables where entry.starts(with: name) && entry.count > name.count {
+                    return FileNames.escaped(entry.dropFirst(name.count))
+                }
             }
+            start = end + 1
         }
         return nil
     }

@@ -12,6 +12,43 @@ import Testing
         return bytes.exposedCopy()
     }
 
+    /// prefsd's cache of served credentials: kept while the keybag is
+    /// watched and saw no lock, and the keychain's files are the same; a
+    /// change of the grant, a lock or no watcher at all reads the keychain again.
+    @Test func theCredentialCacheHoldsOnlyWhileNothingChanged() throws {
+        let s = SecurityScratch()
+        #expect(s.run(["add-credential", "-u", "web.service", "-c", "tok"], stdin: "one", app: nil).status == 0)
+        var policy = DeviceKeyPolicy.fileOnly
+        let keybag = Keybag()
+        policy.keybag = keybag
+        let keychain = Keychain(root: s.root, policy: policy, now: { PlistDate(secondsSince1970: 0) })
+        let unit = try SystemdUnitName("web.service"), id = try CredentialID("tok")
+        let cache = CredentialCache()
+        func cached() -> [UInt8]? { keychain.cachedCredential(unit: unit, id: id, cache: cache)?.exposedCopy() }
+        func served() -> [UInt8]? {
+            guard case .success(let b) = keychain.credential(unit: unit, id: id, cache: cache) else { return nil }
+            return b.exposedCopy()
+        }
+        // No watcher: a lock could go unseen, so nothing is kept.
+        #expect(served() == Array("one".utf8) && cache.count == 0 && cached() == nil)
+        keybag.watcherStarted()
+        #expect(served() == Array("one".utf8) && cached() == Array("one".utf8))
+        // The grant replaced: the login keychain's file is another file.
+        #expect(s.run(["delete-credential", "-u", "web.service", "-c", "tok"], app: nil).status == 0)
+        #expect(s.run(["add-credential", "-u", "web.service", "-c", "tok"], stdin: "two", app: nil).status == 0)
+        #expect(cached() == nil)
+        #expect(served() == Array("two".utf8) && cached() == Array("two".utf8))
+        // A lock (or lock-keychain): the epoch moves on, the entry is passed over.
+        keybag.storeLocked()
+        #expect(cached() == nil)
+        keybag.forgetAll()
+        #expect(cached() == nil)
+        // A grant that is gone is never served from the cache.
+        #expect(served() == Array("two".utf8))
+        #expect(s.run(["delete-credential", "-u", "web.service", "-c", "tok"], app: nil).status == 0)
+        #expect(cached() == nil && served() == nil)
+    }
+
     @Test func aSecretOnStandardInputIsGrantedByteForByte() throws {
         let s = SecurityScratch()
         let binary: [UInt8] = [0, 1, 2, 0xFF, 0x0A, 0x0D, 0x0A]

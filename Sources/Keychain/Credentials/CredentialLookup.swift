@@ -1,3 +1,6 @@
+import AppHomeSystem
+import Synchronization
+
 /// Why a credential is not served. The description names the reason,
 /// never the secret; the server logs it with the unit and the id.
 public enum CredentialRefusal: Error, Equatable, Sendable, CustomStringConvertible {
@@ -67,5 +70,76 @@ extension Keychain {
         case .interactionNotAllowed(let why): return .locked(why)
         default: return .failed(error.description)
         }
+    }
+}
+
+/// Credentials prefsd served, kept while nothing they came from has
+/// changed, so a unit that starts again (or ten at once) costs three `stat`s
+/// instead of reading, verifying and decrypting the login keychain again.
+///
+/// An entry holds while the keybag's ``Keybag/epoch`` is the same (no lock,
+/// no `lock-keychain`, no change that may be one since it was read) and the
+/// device record, the key table and the login keychain's file are the same
+/// files (device, inode, size, times: every write replaces them). Only a
+/// keychain whose keybag is watched is cached: without a watcher a lock could
+/// go unseen. Secrets stay in ``SecureBytes``; at most ``capacity`` entries.
+public final class CredentialCache: Sendable {
+    private struct Entry {
+        var secret: SecureBytes
+        var epoch: Int
+        var files: [FileStatus?]
+    }
+    private let entries = Mutex<[[UInt8]: Entry]>([:])
+    /// Entries kept at most; past it the cache starts again empty.
+    public let capacity: Int
+
+    public init(capacity: Int = 1024) { self.capacity = capacity }
+
+    /// By the unit's and the id's bytes (names are bytes).
+    static func key(_ unit: SystemdUnitName, _ id: CredentialID) -> [UInt8] {
+        Array(unit.rawValue.utf8) + [0] + Array(id.rawValue.utf8)
+    }
+
+    fileprivate func entry(_ key: [UInt8], epoch: Int, files: [FileStatus?]) -> SecureBytes? {
+        entries.withLock { e in
+            guard let hit = e[key], hit.epoch == epoch, hit.files == files else { return nil }
+            return hit.secret
+        }
+    }
+
+    fileprivate func store(_ key: [UInt8], _ secret: SecureBytes, epoch: Int, files: [FileStatus?]) {
+        entries.withLock { e in
+            if e.count >= capacity && e[key] == nil { e.removeAll() }
+            e[key] = Entry(secret: secret, epoch: epoch, files: files)
+        }
+    }
+
+    /// Entries held (for tests).
+    public var count: Int { entries.withLock { $0.count } }
+}
+
+extension Keychain {
+    /// The files a credential is read from, as they are now.
+    private func credentialFiles() -> [FileStatus?] {
+        [FileStatus.of(recordPath), FileStatus.of(keysPath), FileStatus.of(groupPath(KeychainContext.loginGroup))]
+    }
+
+    /// The credential from `cache` when it still holds (no lock since, the
+    /// same files), else `nil`.
+    public func cachedCredential(unit: SystemdUnitName, id: CredentialID, cache: CredentialCache) -> SecureBytes? {
+        guard let epoch = policy.keybag?.epoch else { return nil }
+        return cache.entry(CredentialCache.key(unit, id), epoch: epoch, files: credentialFiles())
+    }
+
+    /// ``credential(unit:id:)``, kept in `cache` when the keybag is watched
+    /// and neither the keys nor the files changed while it was read.
+    public func credential(unit: SystemdUnitName, id: CredentialID, cache: CredentialCache) -> Result<SecureBytes, CredentialRefusal> {
+        guard let keybag = policy.keybag, let epoch = keybag.epoch else { return credential(unit: unit, id: id) }
+        let before = credentialFiles()
+        let result = credential(unit: unit, id: id)
+        if case .success(let secret) = result, keybag.epoch == epoch, credentialFiles() == before {
+            cache.store(CredentialCache.key(unit, id), secret, epoch: epoch, files: before)
+        }
+        return result
     }
 }

@@ -130,6 +130,12 @@ public final class Keybag: Sendable {
         }
     }
 
+    /// A number that changes with every lock, every change that may be a
+    /// lock and ``forgetAll()``, while a watcher reports them; `nil` without
+    /// a watcher (then a lock may go unseen). What a cache of secrets read
+    /// through these keys compares to know that no class closed since.
+    public var epoch: Int? { state.withLock { $0.watched ? $0.generation : nil } }
+
     /// Whether any device root key is held now (for tests and `show-keychain-info`).
     public var holdsRootKey: Bool { state.withLock { $0.entries.values.contains { $0.rootKey != nil } } }
 }

@@ -67,6 +67,8 @@ final class CredentialServer: @unchecked Sendable {
     }
 
     private let settings: Settings
+    /// Credentials served, while nothing they came from changed.
+    private let cache = CredentialCache()
     private let listener: Int32
     private let stopPipe: WakePipe
     private let resolvedPipe: WakePipe
@@ -220,22 +222,29 @@ final class CredentialServer: @unchecked Sendable {
         }
     }
 
-    /// Looks the grant up: on this thread when the keys are at hand (the
-    /// keybag holds them, the store is known locked, or the key is in a
-    /// file: file reads and arithmetic only, well under a millisecond), else
-    /// on a worker thread, since asking the Secret Service may take long.
+    /// Looks the grant up: from the cache when it was served before and
+    /// nothing changed since (``CredentialCache``); else on this thread when
+    /// the keys are at hand (the keybag holds them, the store is known
+    /// locked, or the key is in a file: file reads and arithmetic only, well
+    /// under a millisecond), else on a worker thread, since asking the
+    /// Secret Service may take long.
     private func resolve(_ c: Connection) {
-        let settings = settings
+        let settings = settings, cache = cache
         let serial = c.serial, unit = c.unit, id = c.id
+        let keychain = Keychain(root: settings.root, policy: settings.policy, now: settings.clock)
+        // Served before and nothing changed since: three stats.
+        if let secret = keychain.cachedCredential(unit: unit, id: id, cache: cache) {
+            finish(c, .success(secret))
+            return
+        }
         if settings.policy.secretStore == nil || settings.policy.keybag.map({ $0.holdsRootKey || $0.storeIsLocked }) == true {
-            let keychain = Keychain(root: settings.root, policy: settings.policy, now: settings.clock)
-            finish(c, keychain.credential(unit: unit, id: id))
+            finish(c, keychain.credential(unit: unit, id: id, cache: cache))
             return
         }
         let box = Unchecked(self)
         DispatchQueue.global().async {
             let keychain = Keychain(root: settings.root, policy: settings.policy, now: settings.clock)
-            let result = keychain.credential(unit: unit, id: id)
+            let result = keychain.credential(unit: unit, id: id, cache: cache)
             box.value.resolved.withLock { $0.append((serial, result)) }
             WakePipe.poke(box.value.resolvedPipe.write)
         }

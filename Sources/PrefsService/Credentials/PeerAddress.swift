@@ -28,21 +28,24 @@ enum PeerAddress {
 
     /// The unit and the id in an abstract name (without its leading NUL).
     static func parse(name: [UInt8]) -> Result<(SystemdUnitName, CredentialID), PeerRefusal> {
-        guard let text = String(validating: name, as: UTF8.self), !name.contains(0) else {
+        // Shown only in a refusal: most peers are the service manager, named well.
+        func shown() -> String { printable(String(decoding: name, as: UTF8.self)) }
+        guard !name.contains(0), String(validating: name, as: UTF8.self) != nil else {
             return .failure(PeerRefusal("the peer's abstract address is not text"))
         }
-        let shown = printable(text)
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, !parts[0].isEmpty, parts[1] == "unit" else {
-            return .failure(PeerRefusal("the peer's abstract address '\(shown)' is not <random>/unit/<unit>/<credential id> (a unit or id with '/'?)"))
+        let slash = UInt8(ascii: "/")
+        var cuts: [Int] = []
+        for (i, b) in name.enumerated() where b == slash { cuts.append(i) }
+        guard cuts.count == 3, cuts[0] > 0, name[(cuts[0] + 1)..<cuts[1]].elementsEqual("unit".utf8) else {
+            return .failure(PeerRefusal("the peer's abstract address '\(shown())' is not <random>/unit/<unit>/<credential id> (a unit or id with '/'?)"))
         }
         let unit: SystemdUnitName, id: CredentialID
         do throws(KeychainError) {
-            unit = try SystemdUnitName(String(parts[2]))
-            id = try CredentialID(String(parts[3]))
+            unit = try SystemdUnitName(String(decoding: name[(cuts[1] + 1)..<cuts[2]], as: UTF8.self))
+            id = try CredentialID(String(decoding: name[(cuts[2] + 1)...], as: UTF8.self))
         } catch {
             let why = if case .invalidParameter(let w) = error { w } else { error.description }
-            return .failure(PeerRefusal("the peer's abstract address '\(shown)': \(why)"))
+            return .failure(PeerRefusal("the peer's abstract address '\(shown())': \(why)"))
         }
         return .success((unit, id))
     }
