@@ -44,6 +44,10 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 # EXECUTABLES (and its page in man/, NAME.1 or NAME.8); bench and test-only
 # executables (plistbench, prefsbench, keychainbench, apphome-crashing) are never here.
 EXECUTABLES := defaults apphome security prefsd git-credential-apphome plutil apphome-secretd
+# Programs the executables run, not the user: in $(PKGLIBDIR). The static `security` runs
+# security-secret-service (the same command, dynamically linked) for the commands that need
+# the Secret Service through libsecret.
+HELPERS     := security-secret-service
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
 # Completions: bash (completions/NAME), zsh (completions/_NAME), fish (completions/NAME.fish).
 BASH_COMPLETIONS := $(filter-out completions/_% %.fish,$(wildcard completions/*))
@@ -59,6 +63,7 @@ DBUS_SERVICES := org.freedesktop.secrets.apphome.service
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 BINDIR     := $(PREFIX)/bin
+PKGLIBDIR  := $(PREFIX)/lib/apphome
 MANDIR     := $(PREFIX)/share/man
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  := $(PREFIX)/share/zsh/vendor-completions
@@ -111,10 +116,11 @@ clean:
 # installing with sudo): the executables, their man pages, the bash, zsh and fish completions and
 # prefsd's systemd user units, whose ExecStart names $(BINDIR)/prefsd.
 install:
-	@for e in $(EXECUTABLES); do [ -x $(RELEASE_BIN)/$$e ] || { echo "install: $(RELEASE_BIN)/$$e missing; run 'make release' first" >&2; exit 1; }; done
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) \
+	@for e in $(EXECUTABLES) $(HELPERS); do [ -x $(RELEASE_BIN)/$$e ] || { echo "install: $(RELEASE_BIN)/$$e missing; run 'make release' first" >&2; exit 1; }; done
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(DBUSSERVICEDIR)
 	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(EXECUTABLES)) $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(addprefix $(RELEASE_BIN)/,$(HELPERS)) $(DESTDIR)$(PKGLIBDIR)/
 	for m in $(MANPAGES); do install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
 	install -m 0644 $(BASH_COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	install -m 0644 $(ZSH_COMPLETIONS) $(DESTDIR)$(ZSHCOMPDIR)/
@@ -136,6 +142,8 @@ print-version:
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(EXECUTABLES))
+	rm -f $(addprefix $(DESTDIR)$(PKGLIBDIR)/,$(HELPERS))
+	rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null || true
 	for m in $(MANPAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; done
 	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(notdir $(BASH_COMPLETIONS)))
 	rm -f $(addprefix $(DESTDIR)$(ZSHCOMPDIR)/,$(notdir $(ZSH_COMPLETIONS)))

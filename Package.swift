@@ -76,7 +76,13 @@ let package = Package(
         // The client API: an app's keychain through prefsd when it answers, else the files.
         .target(name: "KeychainClient", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService", "Preferences", "Containers", "CommandSupport", "PropertyList"]),
-        .executableTarget(name: "security", dependencies: ["AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService"],
+        // `security` is fully static in release, like `defaults` (start-up is most of a look-up
+        // through prefsd); a static program cannot load libsecret, so the commands that reach the
+        // Secret Service run in `security-secret-service`, the same code linked dynamically
+        // (SecurityMain). lld, as for `defaults`.
+        .executableTarget(name: "security", dependencies: ["SecurityCommand"],
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all"], .when(configuration: .release))]),
+        .executableTarget(name: "security-secret-service", dependencies: ["SecurityCommand"],
                           linkerSettings: staticStdlibInRelease),
         // git's credential helper on the login keychain: the protocol in GitCredential, a thin main.
         .target(name: "GitCredential", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainClient"]),
@@ -116,14 +122,14 @@ let package = Package(
         // Help, man pages and completions against each command's one list of verbs and options.
         .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
                                                                   "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain"]),
-        .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "PrefsService"]),
+        .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "security-secret-service", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
         // binary form scripts/compile-settings-schema.py makes of it.
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "git-credential-apphome", "apphome-secretd"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "security-secret-service", "git-credential-apphome", "apphome-secretd"]),
     ],
     swiftLanguageModes: [.v6]
 )

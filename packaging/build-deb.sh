@@ -30,7 +30,7 @@ make -s -C "$top" install DESTDIR="$stage" PREFIX=/usr RELEASE_BIN="$BIN_DIR" >/
 # Debian's layout: man pages compressed, binaries stripped, the copyright and changelog
 # in /usr/share/doc/apphome.
 find "$stage/usr/share/man" -type f -exec gzip -9n {} +
-for b in "$stage"/usr/bin/*; do strip --strip-unneeded --remove-section=.comment "$b"; done
+for b in "$stage"/usr/bin/* "$stage"/usr/lib/apphome/*; do strip --strip-unneeded --remove-section=.comment "$b"; done
 doc=$stage/usr/share/doc/apphome
 install -d "$doc" "$stage/usr/share/lintian/overrides"
 install -m 0644 "$here/copyright" "$doc/copyright"
@@ -42,7 +42,7 @@ install -m 0644 "$here/lintian-overrides" "$stage/usr/share/lintian/overrides/ap
 # load and names the packages that ship them (it wants a debian/control to read).
 mkdir -p "$work/src/debian"
 printf 'Source: apphome\n\nPackage: apphome\nArchitecture: any\n' > "$work/src/debian/control"
-depends=$(cd "$work/src" && dpkg-shlibdeps -O "$stage"/usr/bin/* 2>"$work/shlibdeps.err") \
+depends=$(cd "$work/src" && dpkg-shlibdeps -O "$stage"/usr/bin/* "$stage"/usr/lib/apphome/* 2>"$work/shlibdeps.err") \
     || { cat "$work/shlibdeps.err" >&2; die "dpkg-shlibdeps failed (is BIN_DIR a release build? a debug build loads the toolchain's libswiftCore.so)"; }
 depends=${depends#shlibs:Depends=}
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"

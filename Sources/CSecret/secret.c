@@ -95,8 +95,19 @@ static struct {
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char *load_failure;  // NULL once everything resolved
+static char *forbidden;     // set by apphome_secret_forbid_loading: never dlopen
+
+void apphome_secret_forbid_loading(const char *reason) {
+    if (forbidden == NULL) forbidden = strdup(reason ? reason : "libsecret is not loaded by this program");
+}
 
 static void load(void) {
+    // A statically linked program cannot load shared libraries safely (a
+    // second C library would come with them): it says so instead.
+    if (forbidden != NULL) {
+        load_failure = strdup(forbidden);
+        return;
+    }
     // Its dependencies (GLib, GObject, GIO) come with it; dlsym on its
     // handle searches them too.
     void *handle = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -136,7 +147,7 @@ void apphome_secret_error_clear(apphome_secret_error *error) {
 
 int apphome_secret_load(apphome_secret_error *error) {
     pthread_once(&load_once, load);
-    if (load_failure != NULL) { set_error(error, "dlopen", 0, load_failure); return 0; }
+    if (load_failure != NULL) { set_error(error, forbidden != NULL ? "forbidden" : "dlopen", 0, load_failure); return 0; }
     return 1;
 }
 

@@ -42,8 +42,13 @@ public final class AppKeychain {
     ///     for direct access.
     ///   - now: the clock for item dates (direct access only).
     /// - Throws: ``AppKeychainError``.
+    ///   - beforeOpeningFiles: called with the root when prefsd will not
+    ///     answer, before the files are opened directly (the static
+    ///     `security` hands the command to its sibling there, when the
+    ///     direct path may need the Secret Service).
     public init(app bundleIdentifier: String, root: String, configuration: Configuration,
-                now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+                now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock,
+                beforeOpeningFiles: ((String) -> Void)? = nil) throws(AppKeychainError) {
         let manager = ContainerManager(root: root)
         let entry: RegistryEntry
         do throws(ContainersError) { entry = try manager.entry(for: BundleIdentifier(bundleIdentifier)) } catch {
@@ -56,7 +61,8 @@ public final class AppKeychain {
         self.bundleIdentifier = bundleIdentifier
         self.root = root
         // Issued at install; a home from before credentials existed gets one now.
-        access = try Self.access(root: root, configuration: configuration, now: now, caller: bundleIdentifier, whose: "the app's") {
+        access = try Self.access(root: root, configuration: configuration, now: now, caller: bundleIdentifier, whose: "the app's",
+                                 beforeOpeningFiles: beforeOpeningFiles) {
             () throws(KeychainError) in try AppCredential.issue(home: home)
         }
     }
@@ -64,14 +70,17 @@ public final class AppKeychain {
     /// prefsd when the configuration lets it answer for `root`, showing the
     /// credential `issue` gives for `caller`; else the files.
     private static func access(root: String, configuration: Configuration, now: @escaping @Sendable () -> PlistDate,
-                               caller: String, whose: String,
+                               caller: String, whose: String, beforeOpeningFiles: ((String) -> Void)?,
                                issue: () throws(KeychainError) -> String) throws(AppKeychainError) -> any KeychainAccess {
         let local = Keychain(root: root, policy: DeviceKeyPolicy(configuration: configuration), now: now)
         let connection: PrefsConnection?
         do {
             connection = try PrefsdSettings(configuration: configuration).connect(root: root)
         } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
-        guard let connection else { return local }
+        guard let connection else {
+            beforeOpeningFiles?(root)
+            return local
+        }
         let token: String
         do throws(KeychainError) { token = try issue() } catch {
             throw .prefsd("cannot issue \(whose) credential for prefsd: \(error.description)")
@@ -90,7 +99,8 @@ public final class AppKeychain {
     /// - Throws: ``AppKeychainError/loginFromApp(_:)`` in an app's context;
     ///   ``AppKeychainError/prefsd(_:)``.
     public init(loginAt root: String, configuration: Configuration,
-                now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+                now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock,
+                beforeOpeningFiles: ((String) -> Void)? = nil) throws(AppKeychainError) {
         if configuration.inAppContext {
             throw .loginFromApp(configuration.bundleIdentifier ?? configuration.appHome ?? "")
         }
@@ -98,7 +108,7 @@ public final class AppKeychain {
         context = .login
         self.root = root
         access = try Self.access(root: root, configuration: configuration, now: now, caller: KeychainContext.loginGroupName,
-                                 whose: "the user's") { () throws(KeychainError) in try LoginCredential.issue(root: root) }
+                                 whose: "the user's", beforeOpeningFiles: beforeOpeningFiles) { () throws(KeychainError) in try LoginCredential.issue(root: root) }
     }
 
     /// The keychain of the app `apphome run` runs in (the configuration's
@@ -109,10 +119,11 @@ public final class AppKeychain {
     ///   root is given or set, ``AppKeychainError/noAppContext`` when no app
     ///   is named and none is set.
     public convenience init(app: String? = nil, root: String? = nil, configuration: Configuration,
-                            now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock) throws(AppKeychainError) {
+                            now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock,
+                            beforeOpeningFiles: ((String) -> Void)? = nil) throws(AppKeychainError) {
         guard let root = root ?? configuration.root else { throw .noRoot }
         guard let bundleIdentifier = app ?? configuration.bundleIdentifier else { throw .noAppContext }
-        try self.init(app: bundleIdentifier, root: root, configuration: configuration, now: now)
+        try self.init(app: bundleIdentifier, root: root, configuration: configuration, now: now, beforeOpeningFiles: beforeOpeningFiles)
     }
 
     /// `SecItemAdd`: a duplicate is ``KeychainError/duplicateItem``.
@@ -173,6 +184,27 @@ public enum AppKeychainError: Error, CustomStringConvertible {
         case .prefsd(let message): return message
         case .loginFromApp(let app):
             return "the login keychain is the user's and no app may use it: this runs in the context of \(app) (APPHOME_BUNDLE_ID or APPHOME_HOME is set, as inside 'apphome run')"
+        }
+    }
+}
+
+/// Whether opening a keychain's files directly may ask the Secret Service
+/// (and so load libsecret and GLib): what the statically linked `security`,
+/// which cannot load them, asks before it opens the files itself.
+public enum SecretServiceUse {
+    /// `true` when the keychain under `root` keeps its device root key in
+    /// the Secret Service, or has no device record yet (or one that cannot
+    /// be read) and `configuration` would put a new key there; `false` for a
+    /// key file or a passphrase key file (the kernel's keyring is no
+    /// Secret Service).
+    public static func mayBeNeeded(root: String, configuration: Configuration) -> Bool {
+        let reader = Keychain(root: root, policy: DeviceKeyPolicy(), now: { PlistDate(secondsSinceReferenceDate: 0) })
+        let store: DeviceKeyStoreKind?
+        do throws(KeychainError) { store = try reader.deviceKeyStore() } catch { return true }
+        switch store {
+        case .secretService?: return true
+        case .file?, .passphraseFile?: return false
+        case nil: return configuration.keyStore != .file && configuration.sessionBusAvailable
         }
     }
 }

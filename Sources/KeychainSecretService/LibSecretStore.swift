@@ -18,6 +18,14 @@ import Keychain
 public struct LibSecretStore: SecretStore {
     public init() {}
 
+    /// From now on this process never loads libsecret: a call that needs
+    /// the Secret Service fails with `reason` (``KeychainError/keyStoreUnavailable(_:)``).
+    /// For the statically linked `security`, which cannot load shared
+    /// libraries and hands such commands to `security-secret-service`.
+    public static func forbidLoading(_ reason: String) {
+        apphome_secret_forbid_loading(reason)
+    }
+
     /// libsecret's synchronous calls share one default service object and
     /// are not safe to make from several threads at once: one at a time.
     private static let serial = SerialLock()
@@ -26,6 +34,7 @@ public struct LibSecretStore: SecretStore {
         defer { apphome_secret_error_clear(&error) }
         let domain = error.domain.map { String(cString: $0) } ?? "unknown"
         let message = error.message.map { String(cString: $0) } ?? "unknown failure"
+        if domain == "forbidden" { return .keyStoreUnavailable(message) }
         if domain == "dlopen" {
             return .keyStoreUnavailable("libsecret cannot be loaded (\(message)); install libsecret-1-0, or set APPHOME_KEYCHAIN_KEY_STORE=file")
         }

@@ -11,10 +11,24 @@ public struct SecurityEnvironment: Sendable {
     public var configuration: Configuration
     /// Whether standard input is a terminal (then secrets are prompted for).
     public var standardInputIsTerminal: Bool
+    /// Set by a `security` that cannot load libsecret (the statically linked
+    /// one): called, before anything is read or written, when the command
+    /// is to open the keychain's files directly and that may ask the Secret
+    /// Service; it runs the command again in `security-secret-service` (it
+    /// does not return). `nil`: this process asks the Secret Service itself.
+    public var secretServiceHandOff: (@Sendable () -> Void)?
 
-    public init(configuration: Configuration, standardInputIsTerminal: Bool) {
+    public init(configuration: Configuration, standardInputIsTerminal: Bool, secretServiceHandOff: (@Sendable () -> Void)? = nil) {
         self.configuration = configuration
         self.standardInputIsTerminal = standardInputIsTerminal
+        self.secretServiceHandOff = secretServiceHandOff
+    }
+
+    /// Hands the command off (``secretServiceHandOff``) when the keychain
+    /// under `root` may need the Secret Service.
+    func handOffIfNeeded(root: String) {
+        guard let handOff = secretServiceHandOff, SecretServiceUse.mayBeNeeded(root: root, configuration: configuration) else { return }
+        handOff()
     }
 }
 
@@ -81,6 +95,8 @@ public struct SecurityCommand {
             if rest.contains(where: CommandReference.isHelpFlag) { console.out(spec.usage); return 0 }
             if verb == "error" { return try describeError(Array(rest), console: console) }
             if let locking = LockVerb(rawValue: verb) {
+                // They act on the store itself, never through prefsd.
+                if let lockRoot = root ?? environment.configuration.root { environment.handOffIfNeeded(root: lockRoot) }
                 return try locking.run(Array(rest), root: root, environment: environment, console: console, prompter: prompter)
             }
             var options = try VerbOptions.scan(Array(rest), valueOptions: spec.values, flagOptions: spec.flags, addSecret: spec.addsSecret)
@@ -101,10 +117,6 @@ public struct SecurityCommand {
                     groupName = group
                 }
             }
-            if !options.trustedApplications.isEmpty {
-                console.err(accessListNote)
-                options.trustedApplications = []
-            }
             let accessGroup: AccessGroup?
             do throws(KeychainError) { accessGroup = try groupName.map { (g) throws(KeychainError) in try AccessGroup(g) } } catch {
                 throw SecurityFailure.securityUsage(error.description)
@@ -118,23 +130,30 @@ public struct SecurityCommand {
                 guard let root = root ?? environment.configuration.root else {
                     throw SecurityFailure.failure("cannot find the AppHome root: set APPHOME_ROOT or HOME, or pass --root")
                 }
-                do throws(AppKeychainError) { client = try AppKeychain(loginAt: root, configuration: environment.configuration, now: now) } catch {
+                do throws(AppKeychainError) { client = try AppKeychain(loginAt: root, configuration: environment.configuration, now: now, beforeOpeningFiles: environment.handOffIfNeeded) } catch {
                     throw SecurityFailure.failure(error.description)
                 }
             } else {
             do throws(AppKeychainError) {
                 if login { throw .noAppContext }
-                client = try AppKeychain(app: options.app ?? app, root: rootPath, configuration: environment.configuration, now: now)
+                client = try AppKeychain(app: options.app ?? app, root: rootPath, configuration: environment.configuration, now: now,
+                                         beforeOpeningFiles: environment.handOffIfNeeded)
             } catch .noAppContext {
                 // No app named and none running: the user's login keychain, as on macOS.
                 do throws(AppKeychainError) {
-                    client = try AppKeychain(loginAt: rootPath, configuration: environment.configuration, now: now)
+                    client = try AppKeychain(loginAt: rootPath, configuration: environment.configuration, now: now,
+                                             beforeOpeningFiles: environment.handOffIfNeeded)
                 } catch {
                     throw SecurityFailure.failure(error.description)
                 }
             } catch {
                 throw SecurityFailure.failure(error.description)
             }
+            }
+            // After the keychain is chosen: a hand-off to the sibling prints it there.
+            if !options.trustedApplications.isEmpty {
+                console.err(accessListNote)
+                options.trustedApplications = []
             }
             let command = SecurityCommand(keychain: client.access, context: client.context, accessGroup: accessGroup, console: console, prompter: prompter,
                                           environment: environment)

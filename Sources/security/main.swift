@@ -1,18 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import AppHomeSystem
-import CommandSupport
-import Keychain
-import KeychainSecretService
+// security: the AppHome keychain with macOS security(1) syntax. Statically
+// linked in release; commands that need the Secret Service run in
+// security-secret-service (SecurityMain).
 import SecurityCommand
 
-ProcessHardening.disableCoreDumps()
-let console = ProcessConsole()
-let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
-let environment = SecurityEnvironment(configuration: configuration, standardInputIsTerminal: isatty(0) != 0)
-let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "security", console: console, secretAfter: SecurityCommand.secretOptions) { arguments in
-    SecurityCommand.run(arguments, environment: environment, console: console, prompter: TerminalPrompter())
-}
-console.flush()
-exit(status)
+SecurityMain.run(handsOffSecretService: true)

@@ -51,6 +51,8 @@ struct InstallationTests {
         files += ["defaults", "apphome", "security", "apphome-secretd", "plutil"].map { "usr/share/bash-completion/completions/" + $0 }
         files += ["defaults", "apphome", "security"].map { "usr/share/zsh/vendor-completions/_" + $0 }
         files += ["defaults", "apphome", "security"].map { "usr/share/fish/vendor_completions.d/\($0).fish" }
+        // Run by the static security for the commands that need libsecret (docs/installing.md).
+        files += ["usr/lib/apphome/security-secret-service"]
         files += ["usr/lib/systemd/user/prefsd.service", "usr/lib/systemd/user/prefsd.socket", "usr/lib/systemd/user/apphome-secretd.service",
                   "usr/share/dbus-1/services/org.freedesktop.secrets.apphome.service"]
         return files.sorted()
@@ -110,6 +112,14 @@ struct InstallationTests {
         let read = try Subprocess.run(defaults, ["--root", root.root.path, "read", "com.example.Installed", "k"],
                                       environment: root.environment(["APPHOME_PREFSD": "off"]), ioDirectory: root.io)
         #expect(read.status == 0 && read.stdout == "7\n", "\(read)")
+
+        // The installed security finds its sibling in ../lib/apphome: a command that may need the
+        // Secret Service (no keychain yet, a session bus set) runs there, and says what the sibling says.
+        let security = destdir.appendingPathComponent("usr/bin/security")
+        let info = try Subprocess.run(security, ["--root", root.root.path, "show-keychain-info"],
+                                      environment: root.environment(["APPHOME_PREFSD": "off", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]),
+                                      ioDirectory: root.io)
+        #expect(info.status == 1 && info.stderr.contains("there is no keychain under") && !info.stderr.contains("security-secret-service"), "\(info)")
 
         let removed = try install(root, destdir, binaries: binaries, verb: "uninstall")
         #expect(removed.status == 0, "\(removed)")

@@ -24,6 +24,11 @@ void apphome_secret_error_clear(apphome_secret_error *error);
 /// Loads libsecret if it is not loaded yet: 1 when usable, else 0 with `error` set.
 int apphome_secret_load(apphome_secret_error *error);
 
+/// Makes every later load fail with `reason` (domain "dlopen") instead of
+/// calling dlopen: for a statically linked program, which hands such work to
+/// a dynamically linked one. Call it before anything may load libsecret.
+void apphome_secret_forbid_loading(const char *reason);
+
 /// Stores the NUL-terminated `secret` under the schema and the `count`
 /// attributes (keys[i] = values[i]) in the default collection. 1 or 0 (error set).
 int apphome_secret_store(const char *schema, const char *const *keys, const char *const *values, size_t count,

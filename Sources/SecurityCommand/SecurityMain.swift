@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import AppHomeSystem
+import CommandSupport
+import KeychainSecretService
+
+/// The `main` of the two `security` programs.
+///
+/// `security` is linked statically in release builds (no shared library
+/// to load and relocate at start-up: half of its time through prefsd went
+/// there), and a static program cannot load libsecret. So it never does:
+/// when a command would open the keychain's files with the device key in
+/// the Secret Service (no prefsd answering), or lock or unlock that store,
+/// it runs the same command line in `security-secret-service`, the same
+/// code linked dynamically, before it has read or written anything
+/// (``SecurityEnvironment/secretServiceHandOff``).
+public enum SecurityMain {
+    /// The sibling's name.
+    public static let sibling = "security-secret-service"
+
+    /// Runs `security` and exits. `handsOffSecretService`: this is the
+    /// static `security` (never loads libsecret; hands such commands to the
+    /// sibling); `false`: the sibling itself.
+    public static func run(handsOffSecretService: Bool) -> Never {
+        ProcessHardening.disableCoreDumps()
+        let console = ProcessConsole()
+        let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
+        var handOff: (@Sendable () -> Void)?
+        if handsOffSecretService {
+            LibSecretStore.forbidLoading("security cannot reach the Secret Service itself, and \(sibling) was not run")
+            handOff = { handOffToSibling() }
+        }
+        let environment = SecurityEnvironment(configuration: configuration, standardInputIsTerminal: isatty(0) != 0,
+                                              secretServiceHandOff: handOff)
+        let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "security", console: console,
+                                              secretAfter: SecurityCommand.secretOptions) { arguments in
+            SecurityCommand.run(arguments, environment: environment, console: console, prompter: TerminalPrompter())
+        }
+        console.flush()
+        exit(status)
+    }
+
+    /// Where the sibling is, beside this program (`directory` is the one
+    /// holding the running executable): the same directory (a build
+    /// directory), else `../lib/apphome/` (an installed `bin/`).
+    public static func siblingCandidates(directory: String) -> [String] {
+        [directory + "/" + sibling, FileSystem.parentDirectory(directory) + "/lib/apphome/" + sibling]
+    }
+
+    /// The running program's path, from `/proc/self/exe`.
+    static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Replaces this process with the sibling, same arguments and
+    /// environment; if that fails, says why and exits 1.
+    /// Nothing has been written yet when it is called (the keychain is
+    /// chosen before a verb reads or prints anything).
+    private static func handOffToSibling() -> Never {
+        var why = "this program's path is unknown (/proc/self/exe)"
+        if let exe = executablePath() {
+            let candidates = siblingCandidates(directory: FileSystem.parentDirectory(exe))
+            for path in candidates where access(path, X_OK) == 0 {
+                execv(path, CommandLine.unsafeArgv)
+                why = "\(path) cannot be run: \(String(cString: strerror(errno)))"
+                break
+            }
+            if why.hasPrefix("this") { why = "it is in neither \(candidates.joined(separator: " nor "))" }
+        }
+        let message = Array(("security: this command needs the Secret Service (the device key is kept there), which security reaches "
+                             + "through \(sibling), but \(why); reinstall AppHome, or run prefsd\n").utf8)
+        _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        exit(1)
+    }
+}
