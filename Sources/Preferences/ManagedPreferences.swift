@@ -146,12 +146,18 @@ public struct ManagedWritePolicy: WritePolicy {
 
     public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
-        let keys = Self.keysToCheck(old: old, new: new, options: options) + Self.keysRemoved(old: old, new: new)
-        if keys.isEmpty { return [] }
         let forced = managed.forced(in: domain)
         if forced.isEmpty { return [] }
-        if let key = keys.sorted().first(where: { forced[$0] != nil }) {
-            throw .policyViolation(Self.refusal(key: key, domain: domain, file: forced[key]!.file))
+        // Only the forced keys can be refused: each is looked at, not the
+        // whole domain (a write to a large domain costs its own keys only).
+        // Refused: a forced key the change sets, changes or removes, or one
+        // of the options' checked keys that the new contents hold.
+        var refused: [PlistKey] = []
+        for (k, _) in forced where old[k] != new[k] || (new[k] != nil && options.checkedKeys.contains { PlistKey($0) == k }) {
+            refused.append(k)
+        }
+        if let k = refused.min() {
+            throw .policyViolation(Self.refusal(key: k.string, domain: domain, file: forced[k]!.file))
         }
         return []
     }

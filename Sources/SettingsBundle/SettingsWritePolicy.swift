@@ -33,12 +33,18 @@ public struct SettingsWritePolicy: WritePolicy {
 
     public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
-        let keys = Self.keysToCheck(old: old, new: new, options: options)
-        if keys.isEmpty { return [] }
+        // The schema first: a domain without one (most) is not diffed at all,
+        // which for a large domain costs more than the look-up (every write
+        // that changes something looked the schema up anyway).
         let idiom = options.idiom.flatMap(Idiom.init(rawValue:)) ?? .phone
         let bundle: SettingsBundle?
-        do { bundle = try lookup.bundle(for: domain, idiom: idiom) } catch { throw .policyUnavailable(error.description) }
+        do { bundle = try lookup.bundle(for: domain, idiom: idiom) } catch {
+            if Self.keysToCheck(old: old, new: new, options: options).isEmpty { return [] }   // nothing to check
+            throw .policyUnavailable(error.description)
+        }
         guard let bundle else { return [] }
+        let keys = Self.keysToCheck(old: old, new: new, options: options)
+        if keys.isEmpty { return [] }
         let validator = CompiledSchemaCache(directory: SettingsSchemaLookup.compiledSchemaDirectory(root: lookup.root))
             .validator(for: bundle, idiom: idiom, keys: keys)
         var notes: [WriteNote] = []
