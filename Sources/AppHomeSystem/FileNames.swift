@@ -63,6 +63,29 @@ public enum FileNames {
         return names
     }
 
+    /// The names in the directory open as `fd` as bytes (without `.` and
+    /// `..`); `fd` stays open, its position is left at the end. `path`
+    /// names it in messages.
+    public static func rawEntries(directory fd: Int32, path: String) throws(SystemError) -> [[UInt8]] {
+        let copy = dup(fd)
+        guard copy >= 0, let dir = fdopendir(copy) else {
+            let e = errno
+            if copy >= 0 { close(copy) }
+            throw SystemError("opendir", path: path, errno: e)
+        }
+        defer { closedir(dir) }
+        rewinddir(dir)
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let length = strnlen(raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+                return Array(raw[..<length])
+            }
+            if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
+        }
+        return names
+    }
+
     /// The names in the directory `path` as text (without `.` and `..`;
     /// empty when it does not exist).
     ///

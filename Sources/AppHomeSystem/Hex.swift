@@ -5,6 +5,7 @@ public enum Hex {
 
     /// `bytes` as hex digits, two a byte (lower case unless `uppercase`).
     public static func encode<C: Collection>(_ bytes: C, uppercase: Bool = false) -> String where C.Element == UInt8 {
+        if let s = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0), uppercase: uppercase) }) { return s }
         let digits = uppercase ? upper : lower
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
@@ -13,6 +14,20 @@ public enum Hex {
             out.append(digits[Int(b & 15)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes at `source` as hex digits, written straight into the
+    /// string's storage (the common case: a digest named as a file).
+    private static func encode(_ source: UnsafeRawBufferPointer, uppercase: Bool) -> String {
+        let a: UInt8 = uppercase ? 0x41 - 10 : 0x61 - 10
+        return String(unsafeUninitializedCapacity: source.count * 2) { out in
+            for i in 0..<source.count {
+                let hi = source[i] >> 4, lo = source[i] & 15
+                out[2 * i] = hi < 10 ? 0x30 + hi : a + hi
+                out[2 * i + 1] = lo < 10 ? 0x30 + lo : a + lo
+            }
+            return source.count * 2
+        }
     }
 
     /// `value` as exactly `width` hex digits (the low ones), lower case unless `uppercase`.

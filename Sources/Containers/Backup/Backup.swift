@@ -173,16 +173,28 @@ public struct BackupService: ContainerOperation, Sendable {
             groups[group] = groupWalker.entries
             walker.absorb(groupWalker, label: group.rawValue + ":")
         }
-        // Every new object durable at once, then in place, before the manifest names it.
-        try containersErrors { try store.commitObjects() }
         var manifest = BackupManifest(bundleIdentifier: entry.bundleIdentifier, bundleName: entry.bundleName,
                                       version: entry.version, shortVersion: entry.shortVersion, deviceIdentifier: device,
                                       creationTime: started, entries: walker.entries, participants: payloads, groups: groups,
                                       team: entry.team)
         manifest.leftOut = walker.leftOut
+        // The manifest is encoded on a second thread while the objects are
+        // made durable and put in place; it is written only after that.
+        let finished = manifest
+        let encoding = writeManifest ? BackgroundJob { try finished.encoded() } : nil
+        // Every new object durable at once, then in place, before the manifest names it.
+        do {
+            try containersErrors { try store.commitObjects() }
+        } catch {
+            _ = try? encoding?.join()
+            throw error
+        }
         var path = ""
-        if writeManifest {
-            let bytes = try manifest.encoded()
+        if let encoding {
+            let bytes: [UInt8]
+            do { bytes = try encoding.join() } catch let error as ContainersError { throw error } catch {
+                throw .backupDamaged(path: "", reason: "cannot encode the manifest: \(error)")
+            }
             path = store.newManifestPath(for: entry.bundleIdentifier, at: started)
             try containersErrors {
                 try FileSystem.makeDirectories(store.manifestDirectory(for: entry.bundleIdentifier))
@@ -290,10 +302,23 @@ struct HomeWalker {
     /// Records the items under `relative` (`""` for the top).
     mutating func walk(_ relative: String) throws {
         let dir = relative.isEmpty ? directory : directory + "/" + relative
+        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return }
+            throw SystemError("opendir", path: dir, errno: errno)
+        }
+        defer { close(fd) }
+        try walk(relative, at: dir, fd: fd)
+    }
+
+    /// Records the items of the directory `relative`, at `dir`, open as
+    /// `dirFD`. Its items are named relative to `dirFD` (`fstatat`,
+    /// `openat`): no walk of the whole path per file.
+    private mutating func walk(_ relative: String, at dir: String, fd dirFD: Int32) throws {
         // Names are bytes: one that is not UTF-8 is not stored (a manifest
         // path is text) and is reported with its bytes escaped, never repaired.
         var names: [String] = []
-        for raw in try FileNames.rawEntries(dir).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        for raw in try FileNames.rawEntries(directory: dirFD, path: dir).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             if let name = FileNames.text(raw) { names.append(name) } else {
                 skipped.append((relative.isEmpty ? "" : relative + "/") + FileNames.escaped(raw))
             }
@@ -306,42 +331,67 @@ struct HomeWalker {
             if isExcluded(rel) { continue }
             let path = dir + "/" + name
             var st = stat()
-            guard lstat(path, &st) == 0 else {
+            guard fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
                 if errno != ENOENT { throw SystemError("lstat", path: path, errno: errno) }
                 continue // removed while we walked
             }
             let mode = UInt32(st.st_mode) & 0o7777
-            if st.st_mode & S_IFMT != S_IFLNK && lgetxattr(path, BackupService.excludeFromBackupAttribute, nil, 0) >= 0 {
-                excluded.append(rel)
-                continue
-            }
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
+                // Opened first, so the mark is read from the descriptor.
+                let sub = openat(dirFD, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                let openError = errno
+                defer { if sub >= 0 { close(sub) } }
+                if Self.isMarkedExcluded(sub, path: path) {
+                    excluded.append(rel)
+                    continue
+                }
                 entries.append(BackupEntry(path: rel, kind: .directory, mode: mode))
-                try walk(rel)
+                if sub >= 0 {
+                    try walk(rel, at: path, fd: sub)
+                } else if openError != ENOENT && openError != ENOTDIR && openError != ELOOP {   // else gone or replaced meanwhile: empty
+                    throw SystemError("opendir", path: path, errno: openError)
+                }
             case S_IFLNK:
                 let target = try TreeOperations.linkTarget(path)
                 entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
             case S_IFREG:
+                let fd = openat(dirFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                let openError = errno
+                defer { if fd >= 0 { close(fd) } }
+                if Self.isMarkedExcluded(fd, path: path) {
+                    excluded.append(rel)
+                    continue
+                }
                 if let stem = Self.companionStem(name), databasesHere.contains(PlistKey(stem)) { continue }
-                let (entry, isDatabase) = try file(rel, path: path, st)
+                guard fd >= 0 else { throw SystemError("open", path: path, errno: openError) }
+                let (entry, isDatabase) = try file(rel, path: path, fd: fd, in: dirFD, name: name)
                 if isDatabase { databasesHere.insert(PlistKey(name)) }
                 if let entry { entries.append(entry) }
             default:
+                if lgetxattr(path, BackupService.excludeFromBackupAttribute, nil, 0) >= 0 {
+                    excluded.append(rel)
+                    continue
+                }
                 skipped.append(rel)
             }
         }
     }
 
-    /// Records the regular file `rel`: a SQLite database through SQLite's
-    /// backup API, any other file by reading it until it holds still.
+    /// Whether the item open as `fd` (or at `path` when it could not be
+    /// opened: `fd` < 0) carries ``BackupService/excludeFromBackupAttribute``.
+    private static func isMarkedExcluded(_ fd: Int32, path: String) -> Bool {
+        if fd >= 0 { return fgetxattr(fd, BackupService.excludeFromBackupAttribute, nil, 0) >= 0 }
+        return lgetxattr(path, BackupService.excludeFromBackupAttribute, nil, 0) >= 0
+    }
+
+    /// Records the regular file `rel` (at `path`, open as `fd`, the entry
+    /// `name` of the directory open as `dirFD`): a SQLite database through
+    /// SQLite's backup API, any other file by reading it until it holds still.
     ///
     /// - Returns: the entry (`nil` for a database that could not be
     ///   copied, reported in ``notBackedUp``), and whether the file is a database.
-    private mutating func file(_ rel: String, path: String, _ st: stat) throws -> (BackupEntry?, database: Bool) {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError("open", path: path, errno: errno) }
-        defer { close(fd) }
+    private mutating func file(_ rel: String, path: String, fd: Int32, in dirFD: Int32, name: String) throws -> (BackupEntry?, database: Bool) {
         var fst = stat()
         guard fstat(fd, &fst) == 0 else { throw SystemError("stat", path: path, errno: errno) }
         guard fst.st_mode & S_IFMT == S_IFREG else { throw SystemError("open", path: path, errno: EINVAL) }
@@ -355,14 +405,14 @@ struct HomeWalker {
             }
         }
         let state = FileStatus(fst)
-        if let old = reusable[rel], case .file(let hash, let size) = old.kind, size == state.size,
+        if !reusable.isEmpty, let old = reusable[rel], case .file(let hash, let size) = old.kind, size == state.size,
            old.modificationTime == state.modificationTime, old.changeTime == state.changeTime, old.inode == state.inode {
-            var ost = stat()
-            if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == old.storedSize {
+            if let ost = try store.objectStatus(hash), Int(ost.st_size) == old.storedSize {
                 return (BackupEntry(path: rel, kind: old.kind, mode: UInt32(fst.st_mode) & 0o7777, modificationTime: state.modificationTime,
                                     changeTime: state.changeTime, inode: state.inode, extents: old.extents), false)
             }
         }
-        return (try settledFile(rel, path: path, fd: fd), false)
+        // `fst`, taken before anything was read, is the first read's "before".
+        return (try settledFile(rel, path: path, fd: fd, status: fst, in: dirFD, name: name), false)
     }
 }

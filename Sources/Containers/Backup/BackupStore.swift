@@ -29,6 +29,8 @@ public struct BackupStore: Sendable {
     let pending = PendingObjects()
     /// The free-space check of this backup's writes.
     let space = SpaceCheck()
+    /// `objects/` and `.incoming`, held open while a backup writes.
+    let objectDirectories: ObjectDirectories
 
     /// Whether a backup makes its objects durable (`syncfs`); not for the
     /// private store of a backup to restic, which is thrown away.
@@ -41,6 +43,7 @@ public struct BackupStore: Sendable {
     init(directory: String, durable: Bool) {
         self.directory = Paths.trimmingTrailingSlashes(directory)
         self.durable = durable
+        objectDirectories = ObjectDirectories(objects: self.directory + "/objects", incoming: self.directory + "/objects/.incoming")
     }
 
     var objectsDirectory: String { directory + "/objects" }
@@ -67,6 +70,7 @@ public struct BackupStore: Sendable {
             for name in try FileSystem.directoryEntries(incomingDirectory) {
                 try FileSystem.removeFile(incomingDirectory + "/" + name)
             }
+            objectDirectories.reset()
             return lock
         }
     }
@@ -186,8 +190,13 @@ public struct BackupStore: Sendable {
     static let inMemoryLimit = 8 << 20
 
     /// Whether the store holds, or this backup has written, the object `hash`.
-    func has(_ hash: ContentHash) -> Bool {
-        pending.contains(hash) || FileSystem.exists(objectPath(hash))
+    func has(_ hash: ContentHash) throws -> Bool {
+        try pending.contains(hash) || objectDirectories.objectStatus(hash) != nil
+    }
+
+    /// `lstat` of the object `hash` in `objects/`, or `nil` when there is none.
+    func objectStatus(_ hash: ContentHash) throws -> stat? {
+        try objectDirectories.objectStatus(hash)
     }
 
     /// Stores the data of the open file `fd` (at `path`, for messages): the
@@ -200,7 +209,7 @@ public struct BackupStore: Sendable {
             first.update(chunk); count += chunk.count
         }
         let hash = first.finish()
-        if has(hash) { return Ingested(hash: hash, size: count, storedBytes: 0) }
+        if try has(hash) { return Ingested(hash: hash, size: count, storedBytes: 0) }
         // The file may change between the passes: the object is named by
         // what the second pass actually copied.
         let second = ContentHasher()
@@ -219,7 +228,7 @@ public struct BackupStore: Sendable {
             throw error
         }
         let copied = second.finish()
-        if has(copied) {
+        if try has(copied) {
             unlink(temp.path)
             return Ingested(hash: copied, size: written, storedBytes: 0)
         }
@@ -229,29 +238,60 @@ public struct BackupStore: Sendable {
 
     /// Stores `bytes`, whose hash is `hash`, unless the store has them.
     func ingest(_ bytes: [UInt8], hash: ContentHash) throws -> Ingested {
-        if has(hash) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
+        if try has(hash) { return Ingested(hash: hash, size: bytes.count, storedBytes: 0) }
         try space.reserve(bytes.count, in: directory)
-        let temp = try newIncomingFile(named: hash.hex)
-        do {
-            defer { close(temp.fd) }
-            try FileSystem.writeAll(temp.fd, bytes, path: temp.path)
-        } catch {
-            unlink(temp.path)
-            throw error
-        }
-        try pending.add(hash, from: temp.path, incoming: incomingDirectory)
+        // Written by the writer's thread while the walk goes on; pending
+        // from now on (a failure surfaces at a later call or at the commit).
+        pending.insert(hash)
+        try objectDirectories.objectWriter().submit(bytes, hash: hash)
         return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, isNew: true)
+    }
+
+    /// Creates `.incoming/<hex of hash>` (open as `incoming`) holding
+    /// `bytes`; nothing is left behind when that fails.
+    static func writeIncoming(_ bytes: [UInt8], hash: ContentHash, in incoming: Int32, incomingPath: String) throws(SystemError) {
+        try hash.withFileNames { (name, _) throws(SystemError) in
+            var fd = openat(incoming, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd < 0 && errno == EEXIST {   // a temp file this run left behind
+                unlinkat(incoming, name, 0)
+                fd = openat(incoming, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            }
+            guard fd >= 0 else { throw SystemError("create", path: incomingPath + "/" + hash.hex, errno: errno) }
+            var failure: Int32 = 0
+            bytes.withUnsafeBytes { all in
+                var offset = 0
+                while offset < all.count {
+                    let n = Glibc.write(fd, all.baseAddress! + offset, all.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    offset += n
+                }
+            }
+            if close(fd) != 0 && failure == 0 && errno != EINTR { failure = errno }
+            if failure != 0 {
+                unlinkat(incoming, name, 0)
+                throw SystemError("write", path: incomingPath + "/" + hash.hex, errno: failure)
+            }
+        }
     }
 
     /// Drops every object this backup wrote and has not moved into
     /// `objects/` (a backup that failed).
     func discardPending() {
-        for (_, path) in pending.drain() { unlink(path) }
+        objectDirectories.stopWriting()
+        let hashes = pending.drain()
+        guard let incoming = try? objectDirectories.incoming() else { return }
+        for hash in hashes { hash.withFileNames { name, _ in _ = unlinkat(incoming, name, 0) } }
     }
 
     /// Drops an object this backup wrote and no entry names after all.
     func discard(_ hash: ContentHash) {
-        if let path = pending.remove(hash) { unlink(path) }
+        guard pending.remove(hash), let incoming = try? objectDirectories.incoming() else { return }
+        objectDirectories.flushWriting()
+        hash.withFileNames { name, _ in _ = unlinkat(incoming, name, 0) }
     }
 
     /// Makes the objects this backup wrote durable together, then moves
@@ -260,19 +300,31 @@ public struct BackupStore: Sendable {
     /// object and per directory). A crash before the end leaves them in
     /// `.incoming`, which the next backup empties; after it, every object
     /// in `objects/` holds the bytes its name says.
+    ///
+    /// The renames go by prefix (`objects/00/` first), each relative to the
+    /// open `.incoming` and `objects/`.
     func commitObjects() throws {
+        try objectDirectories.finishWriting()
         let objects = pending.drain()
         if durable { try Self.syncFileSystem(of: directory) }
         guard !objects.isEmpty else { return }
-        var made: Set<String> = []
-        for (index, (hash, temp)) in objects.enumerated() {
-            let target = objectPath(hash)
-            let parent = FileSystem.parentDirectory(target)
+        var byPrefix = [[ContentHash]](repeating: [], count: 256)
+        for hash in objects { byPrefix[Int(hash.bytes[0])].append(hash) }
+        let incoming = try objectDirectories.incoming()
+        let target = try objectDirectories.objects()
+        for prefix in 0..<256 where !byPrefix[prefix].isEmpty {
             do {
-                if made.insert(parent).inserted { try TreeOperations.makeDirectory(parent) }
-                try TreeOperations.rename(temp, to: target)
+                try objectDirectories.makePrefix(UInt8(prefix))
+                for hash in byPrefix[prefix] {
+                    try hash.withFileNames { (name, object) throws(SystemError) in
+                        guard renameat(incoming, name, target, object) == 0 else {
+                            throw SystemError("rename", path: incomingDirectory + "/" + hash.hex, errno: errno)
+                        }
+                    }
+                }
             } catch {
-                for (_, rest) in objects[index...] { unlink(rest) }
+                // What is not in place yet goes (the renamed ones are whole objects).
+                for rest in byPrefix[prefix...].joined() { rest.withFileNames { name, _ in _ = unlinkat(incoming, name, 0) } }
                 throw error
             }
         }
@@ -313,12 +365,16 @@ public struct BackupStore: Sendable {
     }
 }
 
-/// The objects one backup has written into `.incoming` and not yet moved
-/// to `objects/` (``BackupStore/commitObjects()``), by hash.
+/// The objects one backup has written into `.incoming` (each as
+/// `<64 hex>`) and not yet moved to `objects/`
+/// (``BackupStore/commitObjects()``).
 final class PendingObjects: @unchecked Sendable {
-    private var byHash: [ContentHash: String] = [:]
+    private var hashes: Set<ContentHash> = []
 
-    func contains(_ hash: ContentHash) -> Bool { byHash[hash] != nil }
+    func contains(_ hash: ContentHash) -> Bool { hashes.contains(hash) }
+
+    /// Records `.incoming/<hex>` as the object `hash`.
+    func insert(_ hash: ContentHash) { hashes.insert(hash) }
 
     /// Records the finished temp file `temp` as the object `hash`, renamed
     /// to `<incoming>/<hex>` if it has another name.
@@ -327,14 +383,15 @@ final class PendingObjects: @unchecked Sendable {
         if temp != name {
             do { try TreeOperations.rename(temp, to: name) } catch { unlink(temp); throw error }
         }
-        byHash[hash] = name
+        hashes.insert(hash)
     }
 
-    func remove(_ hash: ContentHash) -> String? { byHash.removeValue(forKey: hash) }
+    /// Forgets `hash`; whether it was pending.
+    func remove(_ hash: ContentHash) -> Bool { hashes.remove(hash) != nil }
 
-    func drain() -> [(ContentHash, String)] {
-        defer { byHash = [:] }
-        return byHash.sorted { $0.value < $1.value }
+    func drain() -> [ContentHash] {
+        defer { hashes = [] }
+        return Array(hashes)
     }
 }
 
@@ -469,6 +526,26 @@ public struct FileExtent: Equatable, Sendable {
             try body(n == buffer.count ? buffer : Array(buffer[0..<n]))
             total += n
         }
+    }
+
+    /// ``readFresh(_:size:path:_:)`` straight into the array it returns
+    /// (a file read into memory whole: no buffer, no copy).
+    static func readFresh(_ fd: Int32, size: Int, path: String) throws -> [UInt8] {
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(size, 1)) { buffer, count in
+            while count < size {
+                let n = Glibc.read(fd, buffer.baseAddress! + count, size - count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break
+                }
+                if n == 0 { break }
+                count += n
+            }
+        }
+        guard failure == 0 else { throw SystemError("read", path: path, errno: failure) }
+        return bytes
     }
 
     /// The bytes of data the extents hold.

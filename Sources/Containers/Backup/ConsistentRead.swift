@@ -27,12 +27,19 @@ extension HomeWalker {
 
     /// Whether the open file `fd` begins with SQLite's 16-byte header.
     static func startsWithSQLiteHeader(_ fd: Int32, path: String) throws -> Bool {
-        var prefix = [UInt8](repeating: 0, count: SQLiteDatabase.header.count)
+        var prefix: (UInt64, UInt64) = (0, 0)   // 16 bytes, on the stack: once per file
         var n: Int
-        repeat { n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) } } while n < 0 && errno == EINTR
+        repeat { n = withUnsafeMutableBytes(of: &prefix) { pread(fd, $0.baseAddress, $0.count, 0) } } while n < 0 && errno == EINTR
         guard n >= 0 else { throw SystemError("read", path: path, errno: errno) }
-        return n == prefix.count && SQLiteDatabase.hasHeader(prefix)
+        return n == 16 && withUnsafeBytes(of: &prefix) { read in
+            sqliteHeader.withUnsafeBytes { memcmp(read.baseAddress!, $0.baseAddress!, 16) == 0 }
+        }
     }
+
+    private static let sqliteHeader: [UInt8] = {
+        precondition(SQLiteDatabase.header.count == 16)
+        return SQLiteDatabase.header
+    }()
 
     /// Copies the database at `path` with SQLite's online backup API into
     /// a temp file of the store, then stores that file by its hash (nothing
@@ -96,8 +103,12 @@ extension HomeWalker {
     /// read); a larger one is stored as it is read, and an object a
     /// rejected read wrote is dropped again (nothing else names it: it was new).
     ///
+    /// - Parameters:
+    ///   - status: `fstat` of `firstFD`, taken before anything of it was read.
+    ///   - dirFD: the directory holding the file as `name`: it is opened
+    ///     again there, and checked to be still named so there.
     /// - Returns: the entry, or `nil` when the file is left out or vanished.
-    mutating func settledFile(_ rel: String, path: String, fd firstFD: Int32) throws -> BackupEntry? {
+    mutating func settledFile(_ rel: String, path: String, fd firstFD: Int32, status: stat, in dirFD: Int32, name: String) throws -> BackupEntry? {
         var fd = firstFD
         defer { if fd != firstFD { close(fd) } }
         var written: Set<ContentHash> = []
@@ -105,16 +116,16 @@ extension HomeWalker {
         var accepted: (read: SettleRead, st: stat, extents: [FileExtent]?)?
         var readAtAll = false
         for attempt in 1...options.fileAttempts {
+            var before = status
             if attempt > 1 {
                 usleep(useconds_t(1_000 * (attempt - 1)))   // let a burst of writes end
-                let again = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                let again = openat(dirFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 guard again >= 0 else { break }   // removed or replaced by a non-file
                 if fd != firstFD { close(fd) }
                 fd = again
+                guard fstat(fd, &before) == 0 else { throw SystemError("stat", path: path, errno: errno) }
+                guard before.st_mode & S_IFMT == S_IFREG else { break }
             }
-            var before = stat()
-            guard fstat(fd, &before) == 0 else { throw SystemError("stat", path: path, errno: errno) }
-            guard before.st_mode & S_IFMT == S_IFREG else { break }
             let started = Self.realTimeNanoseconds()
             let size = Int(before.st_size)
             let extents = try FileExtent.dataRanges(of: fd, size: size, blocks: Int(before.st_blocks), path: path)
@@ -122,11 +133,12 @@ extension HomeWalker {
             let read: SettleRead
             do {
                 if dataSize <= BackupStore.inMemoryLimit {
-                    var bytes: [UInt8] = []
-                    bytes.reserveCapacity(dataSize + 1)
+                    var bytes: [UInt8]
                     if extents == nil && attempt == 1 {   // the first descriptor, fresh at offset 0 (the header was peeked with pread)
-                        try FileExtent.readFresh(fd, size: size, path: path) { chunk in bytes.append(contentsOf: chunk) }
+                        bytes = try FileExtent.readFresh(fd, size: size, path: path)
                     } else {
+                        bytes = []
+                        bytes.reserveCapacity(dataSize + 1)
                         try FileExtent.read(fd, extents, path: path, sizeHint: dataSize) { chunk in bytes.append(contentsOf: chunk) }
                     }
                     read = .inMemory(bytes, ContentHash(of: bytes))
@@ -144,7 +156,8 @@ extension HomeWalker {
             guard fstat(fd, &after) == 0 else { throw SystemError("stat", path: path, errno: errno) }
             var named = stat()
             let state = FileStatus(after)
-            let stillNamed = lstat(path, &named) == 0 && FileStatus(named).inode == state.inode && FileStatus(named).device == state.device
+            let stillNamed = fstatat(dirFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0
+                && FileStatus(named).inode == state.inode && FileStatus(named).device == state.device
             guard FileStatus(before) == state, stillNamed, dataSize == read.size else {
                 confirmable = nil
                 continue
@@ -168,8 +181,7 @@ extension HomeWalker {
             guard readAtAll else { return nil }   // vanished before a read: as if removed
             unsettled.append(rel)
             if let earlier = previousFiles[PlistKey(rel)], case .file(let hash, _) = earlier.kind {
-                var ost = stat()
-                if lstat(store.objectPath(hash), &ost) == 0, Int(ost.st_size) == earlier.storedSize {
+                if let ost = try store.objectStatus(hash), Int(ost.st_size) == earlier.storedSize {
                     var kept = earlier
                     kept.unsettled = true
                     kept.earlierState = earlier.earlierState ?? previousTime
@@ -271,7 +283,7 @@ extension BackupStore {
             throw error
         }
         let hash = hasher.finish()
-        if has(hash) {
+        if try has(hash) {
             unlink(temp)
             return Ingested(hash: hash, size: count, storedBytes: 0)
         }

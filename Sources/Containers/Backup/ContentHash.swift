@@ -19,12 +19,28 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    /// The digest of `data`.
+    /// The digest of `data` (in one call: no hashing state to allocate).
     public init(of data: [UInt8]) {
-        let hasher = ContentHasher()
-        data.withUnsafeBytes { hasher.update($0) }
-        self = hasher.finish()
+        self = data.withUnsafeBytes { ContentHash(of: $0) }
     }
+
+    /// The digest of the bytes at `data`.
+    init(of data: UnsafeRawBufferPointer) {
+        precondition(ContentHasher.initialised, "libsodium could not be initialised")
+        bytes = [UInt8](unsafeUninitializedCapacity: Self.byteCount) { out, count in
+            _ = crypto_generichash(out.baseAddress!, Self.byteCount, data.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                   UInt64(data.count), nil, 0)
+            count = Self.byteCount
+        }
+    }
+
+    /// Hashes the digest's bytes in one call (not byte by byte, as an
+    /// array's elements would be): a backup keeps them in dictionaries.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    public static func == (a: ContentHash, b: ContentHash) -> Bool { a.bytes == b.bytes }
 
     /// Lowercase hexadecimal, 64 characters.
     public var hex: String { Hex.encode(bytes) }
@@ -42,7 +58,7 @@ final class ContentHasher {
     private var finished = false
 
     /// `sodium_init` once per process; it is safe to call again, but costs a lock.
-    private static let initialised: Bool = sodium_init() >= 0
+    static let initialised: Bool = sodium_init() >= 0
 
     init() {
         precondition(Self.initialised, "libsodium could not be initialised")
