@@ -43,7 +43,6 @@ import Testing
         "Sources/PrefsProtocol/HookEnvironment.swift": (3, "the hooks' environment variables (an allow-list of ASCII names)"),
         "Sources/PrefsProtocol/Messages.swift": (1, "the hooks' environment on the wire, as above"),
         "Sources/AppHomeCommand/ResticVerbs.swift": (1, "option name → value, and the flags given: ASCII constants, as in BackupVerbs"),
-        "Sources/Containers/Backup/BackupStore.swift": (1, "object directories this code named (two hex digits under the store)"),
         "Sources/Containers/Backup/Restic.swift": (2, "restic's argv and environment (the process environment, not names)"),
         "Sources/Containers/Backup/ResticBackup.swift": (1, "object paths this code named (hex digests under the store)"),
         "Sources/Keychain/Model/SecretServiceMapping.swift": (2, "Secret Service schema names: ASCII constants compared with a client's xdg:schema"),
