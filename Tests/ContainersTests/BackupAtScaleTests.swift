@@ -169,6 +169,73 @@ import PropertyList
         }
     }
 
+    /// Every file under `objects/<2 hex>/` holds the bytes its name says:
+    /// what a crash at any point must leave.
+    static func everyObjectIsWhole(_ f: BackupFixture) throws -> Int {
+        var count = 0
+        let objects = f.store.objectsDirectory
+        for prefix in try FileManager.default.contentsOfDirectory(atPath: objects) where !prefix.hasPrefix(".") {
+            guard FileSystem_isDirectory(objects + "/" + prefix) else { continue }
+            for name in try FileManager.default.contentsOfDirectory(atPath: objects + "/" + prefix) {
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: objects + "/" + prefix + "/" + name)))
+                #expect(ContentHash(of: bytes).hex == prefix + name, "objects/\(prefix)/\(name) does not hold its bytes")
+                count += 1
+            }
+        }
+        return count
+    }
+
+    @Test func objectsPutInPlaceInBatchesDuringTheWalkMakeTheSameBackup() throws {
+        let f = try BackupFixture()
+        for i in 0..<300 { try f.s.write("batched \(i)", to: f.home.documents + "/many/\(i).txt") }
+        var options = BackupOptions()
+        options.objectsPerCommit = 50   // six batches on the writer's threads, the last five objects at the commit
+        let report = try f.manager.backup(f.bundle.identifier, options: options)
+        #expect(report.objectsStored == 300 + BackupFixture.userData.count)
+        #expect(f.s.entries(f.store.incomingDirectory).isEmpty)
+        #expect(try Self.everyObjectIsWhole(f) == report.objectsStored)
+        for e in report.manifest.allEntries {
+            if case .file(let hash, _) = e.kind { #expect(FileManager.default.fileExists(atPath: f.store.objectPath(hash))) }
+        }
+        // Unchanged: nothing read, nothing stored.
+        let again = try f.manager.backup(f.bundle.identifier, options: options)
+        #expect(again.filesRead == 0 && again.objectsStored == 0)
+        let restored = try f.manager.restore(from: report.manifestPath)
+        #expect(f.s.read(restored.home.documents + "/many/299.txt") == "batched 299")
+    }
+
+    @Test func aBatchThatCannotBePutInPlaceFailsTheBackupAndLeavesOnlyWholeObjects() throws {
+        let f = try BackupFixture()
+        let first = try f.manager.backup(f.bundle.identifier)
+        var options = BackupOptions()
+        options.objectsPerCommit = 16
+        // New files, one of whose object directories cannot be made: a
+        // batch put in place on the writer's threads (not the last, partial
+        // one, which the commit puts in place) fails part-way.
+        for i in 0..<200 { try f.s.write("blocked \(i)", to: f.home.documents + "/new/\(i).txt") }
+        let inWalkOrder = (0..<200).map { "\($0).txt" }.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let blocked = inWalkOrder[40...150].lazy.map { name in
+            FileSystem_parent(f.store.objectPath(ContentHash(of: Array("blocked \(name.dropLast(4))".utf8))))
+        }.first { !FileManager.default.fileExists(atPath: $0) }
+        let dir = try #require(blocked)
+        try f.s.write("not a directory", to: dir)
+        #expect(throws: ContainersError.system(SystemError_("mkdir", path: dir, errno: EEXIST))) {
+            try f.manager.backup(f.bundle.identifier, options: options)
+        }
+        // No manifest, nothing left in .incoming, and what reached objects/ is whole.
+        #expect(try f.store.manifests(of: f.bundle.identifier) == [first.manifestPath])
+        #expect(f.s.entries(f.store.incomingDirectory).isEmpty)
+        #expect(try Self.everyObjectIsWhole(f) > 0)
+        #expect(try BackupStore.openBackup(first.manifestPath).1 == first.manifest)
+        unlink(dir)
+        let second = try f.manager.backup(f.bundle.identifier, options: options)
+        #expect(second.filesRead == 200)
+        #expect(f.s.entries(f.store.incomingDirectory).isEmpty)
+        let restored = try f.manager.restore(from: second.manifestPath)
+        #expect(f.s.read(restored.home.documents + "/new/199.txt") == "blocked 199")
+        #expect(try Self.everyObjectIsWhole(f) == 200 + BackupFixture.userData.count)
+    }
+
     @Test func aBackupLeavesItsObjectsInPlaceAndNothingInIncoming() throws {
         let f = try BackupFixture()
         for i in 0..<300 { try f.s.write("file \(i)", to: f.home.documents + "/many/\(i).txt") }

@@ -155,6 +155,7 @@ public struct BackupService: ContainerOperation, Sendable {
                 throw .participantFailed(name: participant.name, identifier: entry.bundleIdentifier.rawValue, reason: "\(error)")
             }
         }
+        store.objectDirectories.objectsPerCommit = options.objectsPerCommit
         let previous = newestReadableManifest(of: entry.bundleIdentifier, in: store)
         var walker = HomeWalker(directory: home.path, store: store, options: options, previous: previous?.entries ?? [],
                                 previousTime: previous?.creationTime) {

@@ -11,6 +11,10 @@ public struct BackupOptions: Equatable, Sendable {
     /// Reads of a file that changes while it is read before it is stored
     /// as last read and marked unsettled.
     public var fileAttempts: Int
+    /// Objects written that a backup makes durable and puts in place
+    /// together while it goes on (``ObjectWriter``); small in tests, so
+    /// that a small home takes several batches.
+    var objectsPerCommit = ObjectWriter.commitBatch
 
     /// - Parameters:
     ///   - databaseBusyTimeoutMilliseconds: 2 s by default: a writer's

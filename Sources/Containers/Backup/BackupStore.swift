@@ -243,7 +243,7 @@ public struct BackupStore: Sendable {
         // Written by the writer's thread while the walk goes on; pending
         // from now on (a failure surfaces at a later call or at the commit).
         pending.insert(hash)
-        try objectDirectories.objectWriter().submit(bytes, hash: hash)
+        try objectDirectories.objectWriter(durable: durable).submit(bytes, hash: hash)
         return Ingested(hash: hash, size: bytes.count, storedBytes: bytes.count, isNew: true)
     }
 
@@ -301,32 +301,24 @@ public struct BackupStore: Sendable {
     /// `.incoming`, which the next backup empties; after it, every object
     /// in `objects/` holds the bytes its name says.
     ///
-    /// The renames go by prefix (`objects/00/` first), each relative to the
-    /// open `.incoming` and `objects/`.
+    /// The writer's thread may have done this already for most objects, in
+    /// batches (``ObjectWriter``); the rest is done here. The renames go by
+    /// prefix (`objects/00/` first), each relative to the open `.incoming`
+    /// and `objects/`.
     func commitObjects() throws {
-        try objectDirectories.finishWriting()
-        let objects = pending.drain()
+        let committed = try objectDirectories.finishWriting()
+        let objects = pending.drain().filter { !committed.contains($0) }
+        // Also makes durable the renames the writer made.
         if durable { try Self.syncFileSystem(of: directory) }
         guard !objects.isEmpty else { return }
-        var byPrefix = [[ContentHash]](repeating: [], count: 256)
-        for hash in objects { byPrefix[Int(hash.bytes[0])].append(hash) }
-        let incoming = try objectDirectories.incoming()
-        let target = try objectDirectories.objects()
-        for prefix in 0..<256 where !byPrefix[prefix].isEmpty {
-            do {
-                try objectDirectories.makePrefix(UInt8(prefix))
-                for hash in byPrefix[prefix] {
-                    try hash.withFileNames { (name, object) throws(SystemError) in
-                        guard renameat(incoming, name, target, object) == 0 else {
-                            throw SystemError("rename", path: incomingDirectory + "/" + hash.hex, errno: errno)
-                        }
-                    }
-                }
-            } catch {
-                // What is not in place yet goes (the renamed ones are whole objects).
-                for rest in byPrefix[prefix...].joined() { rest.withFileNames { name, _ in _ = unlinkat(incoming, name, 0) } }
-                throw error
+        do {
+            try objectDirectories.putInPlace(objects)
+        } catch {
+            // What is not in place yet goes (the renamed ones are whole objects).
+            if let incoming = try? objectDirectories.incoming() {
+                for rest in objects { rest.withFileNames { name, _ in _ = unlinkat(incoming, name, 0) } }
             }
+            throw error
         }
         if durable { try Self.syncFileSystem(of: directory) }
     }
@@ -337,6 +329,11 @@ public struct BackupStore: Sendable {
         let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open", path: path, errno: errno) }
         defer { close(fd) }
+        try syncFileSystem(fd: fd, path: path)
+    }
+
+    /// `syncfs` of the file system holding the open `fd` (at `path`, for messages).
+    static func syncFileSystem(fd: Int32, path: String) throws(SystemError) {
         if let syncfs = Self.syncfs {
             guard syncfs(fd) == 0 else { throw SystemError("syncfs", path: path, errno: errno) }
         } else {

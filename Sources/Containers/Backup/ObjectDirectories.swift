@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Synchronization
 
 /// The object directories of a store held open while a backup writes to
 /// it: `objects/` and `objects/.incoming` as descriptors, so that the calls
@@ -12,16 +13,20 @@ import AppHomeSystem
 ///
 /// Opened on first use, closed when the store goes away. Only the holder
 /// of the store's lock writes there, so what it read of `objects/` stays
-/// true but for its own `mkdir`s, which it records.
+/// true but for its own `mkdir`s, which it records (the writer's threads
+/// make them too: the record is under a lock).
 final class ObjectDirectories: @unchecked Sendable {
     let objectsPath: String
     let incomingPath: String
     private var objectsFD: Int32 = -1
     private var incomingFD: Int32 = -1
     /// Which `objects/<2 hex>` directories exist, by their byte; `nil` until read.
-    private var prefixes: [Bool]?
+    private let prefixes = Mutex<[Bool]?>(nil)
     /// The thread writing new objects into `.incoming`, while one runs.
     private var writer: ObjectWriter?
+    /// The batch of objects the writer puts in place together
+    /// (``BackupOptions/objectsPerCommit``).
+    var objectsPerCommit = ObjectWriter.commitBatch
 
     init(objects: String, incoming: String) {
         objectsPath = objects
@@ -42,7 +47,7 @@ final class ObjectDirectories: @unchecked Sendable {
         if incomingFD >= 0 { close(incomingFD) }
         objectsFD = -1
         incomingFD = -1
-        prefixes = nil
+        prefixes.withLock { $0 = nil }
     }
 
     /// `objects/`, open.
@@ -58,20 +63,26 @@ final class ObjectDirectories: @unchecked Sendable {
     }
 
     /// The thread writing new objects into `.incoming` (started on first use).
-    func objectWriter() throws -> ObjectWriter {
+    ///
+    /// - Parameter durable: whether the objects are made durable before
+    ///   they are put in place (`syncfs`).
+    func objectWriter(durable: Bool) throws -> ObjectWriter {
         if let writer { return writer }
-        let made = ObjectWriter(incoming: try incoming(), incomingPath: incomingPath)
+        _ = try hasPrefix(0)   // read before the threads may make some
+        let made = ObjectWriter(directories: self, incoming: try incoming(), objects: try objects(), durable: durable,
+                                commitBatch: objectsPerCommit)
         writer = made
         return made
     }
 
-    /// Waits until every object handed to the writer is written, and ends its thread.
+    /// Waits until every object handed to the writer is written, and ends its threads.
     ///
+    /// - Returns: the objects the writer already made durable and put in place.
     /// - Throws: the first write's error.
-    func finishWriting() throws {
-        guard let writer else { return }
+    func finishWriting() throws -> Set<ContentHash> {
+        guard let writer else { return [] }
         self.writer = nil
-        try writer.finish()
+        return try writer.finish()
     }
 
     /// Ends the writer's thread without waiting for what it has not
@@ -83,7 +94,7 @@ final class ObjectDirectories: @unchecked Sendable {
 
     /// Waits until what was handed to the writer is written or failed.
     func flushWriting() {
-        try? writer?.flush()
+        writer?.flush()
     }
 
     private static func openDirectory(_ path: String) throws -> Int32 {
@@ -94,7 +105,7 @@ final class ObjectDirectories: @unchecked Sendable {
 
     /// Whether `objects/<2 hex>` exists for the first byte `byte`.
     private func hasPrefix(_ byte: UInt8) throws -> Bool {
-        if let prefixes { return prefixes[Int(byte)] }
+        if let known = prefixes.withLock({ $0?[Int(byte)] }) { return known }
         var found = [Bool](repeating: false, count: 256)
         let dir = try objects()
         for raw in try FileNames.rawEntries(objectsPath) where raw.count == 2 {
@@ -103,7 +114,7 @@ final class ObjectDirectories: @unchecked Sendable {
             let name = [CChar(bitPattern: raw[0]), CChar(bitPattern: raw[1]), 0]
             if fstatat(dir, name, &st, 0) == 0 && st.st_mode & S_IFMT == S_IFDIR { found[Int(hi << 4 | lo)] = true }
         }
-        prefixes = found
+        prefixes.withLock { $0 = found }
         return found[Int(byte)]
     }
 
@@ -124,6 +135,28 @@ final class ObjectDirectories: @unchecked Sendable {
         return found ? st : nil
     }
 
+    /// Renames the temp files `.incoming/<64 hex>` of `hashes` to their
+    /// places `objects/<2 hex>/<62 hex>`, making the prefix directories
+    /// they need, a prefix after the other.
+    ///
+    /// - Throws: the first failure (what is renamed stays renamed).
+    func putInPlace(_ hashes: [ContentHash]) throws {
+        var byPrefix = [[ContentHash]](repeating: [], count: 256)
+        for hash in hashes { byPrefix[Int(hash.bytes[0])].append(hash) }
+        let incoming = try incoming()
+        let target = try objects()
+        for prefix in 0..<256 where !byPrefix[prefix].isEmpty {
+            try makePrefix(UInt8(prefix))
+            for hash in byPrefix[prefix] {
+                try hash.withFileNames { (name, object) throws(SystemError) in
+                    guard renameat(incoming, name, target, object) == 0 else {
+                        throw SystemError("rename", path: incomingPath + "/" + hash.hex, errno: errno)
+                    }
+                }
+            }
+        }
+    }
+
     /// Creates `objects/<2 hex>` for `byte` unless it exists.
     ///
     /// - Throws: `mkdir`'s error, `EEXIST` when the name is taken by
@@ -139,7 +172,7 @@ final class ObjectDirectories: @unchecked Sendable {
                 throw SystemError("mkdir", path: objectsPath + "/" + name, errno: e)
             }
         }
-        prefixes?[Int(byte)] = true
+        prefixes.withLock { $0?[Int(byte)] = true }
     }
 }
 

@@ -3,78 +3,107 @@ import Glibc
 #endif
 import AppHomeSystem
 
-/// The second thread of a backup: it creates and writes the temp files of
-/// new objects (`.incoming/<64 hex>`) while the walk goes on reading and
-/// hashing the next files on the first.
+/// The threads of a backup beside the walk's: one creates and writes the
+/// temp files of new objects (`.incoming/<64 hex>`) while the walk goes on
+/// reading and hashing the next files; another makes what was written
+/// durable and puts it in place, in batches, while the writing goes on.
 ///
-/// The walk hands over a file's bytes once it has settled and been hashed,
-/// and the free-space check has counted them; the writer only writes.
-/// Files are handed over in batches (one wake-up per batch, not per
-/// file), and at most ``inFlightLimit`` bytes wait at a time. The first
-/// failure stops the writing (what is still queued is not written) and is
-/// thrown by the next ``submit(_:hash:)`` or by ``finish()``. Nothing is
-/// renamed or made durable here: ``BackupStore/commitObjects()`` does that
-/// after ``finish()``, as before.
+/// The walk hands over a file's bytes once it has settled and been hashed
+/// and the free-space check has counted them. Files are handed over in
+/// batches (one wake-up per batch, not per file), and at most
+/// ``inFlightLimit`` bytes wait at a time. Every ``commitBatch`` objects
+/// written, the second thread takes them: one `syncfs` (when durable) for
+/// their data, then their renames into `objects/` — the order
+/// ``BackupStore/commitObjects()`` keeps for the last ones, so an object
+/// is never in `objects/` without its bytes, and a crash leaves at worst
+/// whole objects no manifest names (the manifest comes after the last
+/// `syncfs`). The first failure stops the writing and the renaming (what
+/// is still queued is dropped) and is thrown by the next
+/// ``submit(_:hash:)`` or by ``finish()``.
 ///
-/// When no thread can be made, the files are written on the caller's.
+/// When no thread can be made, the files are written on the caller's, and
+/// all are put in place by the commit.
 final class ObjectWriter: @unchecked Sendable {
     /// Bytes handed over and not written yet, at most.
     static let inFlightLimit = 32 << 20
     /// A batch is handed over at this many files or bytes.
     static let batchFiles = 64
     static let batchBytes = 1 << 20
+    /// Objects written that the second thread makes durable and puts in
+    /// place together, by default: a `syncfs` per 8192 new objects.
+    static let commitBatch = 8192
 
     private struct Job {
         let hash: ContentHash
         let bytes: [UInt8]
     }
 
+    private unowned let directories: ObjectDirectories
     private let incoming: Int32
-    private let incomingPath: String
+    private let objects: Int32
+    private let durable: Bool
+    private let commitBatch: Int
 
-    // Shared with the thread, under `mutex`.
+    // Shared with the threads, under `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let workReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let commitReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let progress = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [Job] = []
     private var queuedBytes = 0
-    private var busy = false
+    private var writing = false
+    /// Written, not handed to the second thread yet.
+    private var written: [ContentHash] = []
+    /// Handed to the second thread, not in place yet.
+    private var toCommit: [[ContentHash]] = []
+    private var committing = false
+    /// Made durable and put in place.
+    private var committed: Set<ContentHash> = []
     private var stopping = false
     private var failure: SystemError?
 
     // The caller's alone.
     private var batch: [Job] = []
     private var batchSize = 0
-    private var thread: pthread_t?
+    private var writerThread: pthread_t?
+    private var committerThread: pthread_t?
     private var threadless = false
 
     /// - Parameters:
-    ///   - incoming: `.incoming`, open; stays open while the writer lives.
-    ///   - incomingPath: its path, for messages.
-    init(incoming: Int32, incomingPath: String) {
+    ///   - directories: the store's; `incoming` and `objects` are theirs,
+    ///     open while the writer lives.
+    ///   - durable: whether a batch is made durable before it is put in place.
+    ///   - commitBatch: objects a batch holds (``commitBatch`` by default).
+    init(directories: ObjectDirectories, incoming: Int32, objects: Int32, durable: Bool, commitBatch: Int = ObjectWriter.commitBatch) {
+        self.directories = directories
         self.incoming = incoming
-        self.incomingPath = incomingPath
+        self.objects = objects
+        self.durable = durable
+        self.commitBatch = max(1, commitBatch)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(workReady, nil)
+        pthread_cond_init(commitReady, nil)
         pthread_cond_init(progress, nil)
     }
 
     deinit {
-        precondition(thread == nil, "ObjectWriter released with its thread running")
+        precondition(writerThread == nil && committerThread == nil, "ObjectWriter released with its threads running")
         pthread_cond_destroy(progress)
+        pthread_cond_destroy(commitReady)
         pthread_cond_destroy(workReady)
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
         workReady.deallocate()
+        commitReady.deallocate()
         progress.deallocate()
     }
 
     /// Queues `bytes` to be written as the temp file of the object `hash`.
     ///
-    /// - Throws: the error of an earlier write (nothing more is written).
+    /// - Throws: the error of an earlier write or rename (nothing more is written).
     func submit(_ bytes: [UInt8], hash: ContentHash) throws {
         if threadless {
-            try BackupStore.writeIncoming(bytes, hash: hash, in: incoming, incomingPath: incomingPath)
+            try BackupStore.writeIncoming(bytes, hash: hash, in: incoming, incomingPath: directories.incomingPath)
             return
         }
         batch.append(Job(hash: hash, bytes: bytes))
@@ -82,51 +111,63 @@ final class ObjectWriter: @unchecked Sendable {
         if batch.count >= Self.batchFiles || batchSize >= Self.batchBytes { try handOver() }
     }
 
-    /// Waits until every file handed over is written.
+    /// Waits until every file handed over is written and every full batch
+    /// handed to the second thread is in place, and ends the threads.
     ///
-    /// - Throws: the first write's error.
-    func flush() throws {
+    /// - Returns: the objects now in place (the others written are in `.incoming`).
+    /// - Throws: the first failure (the threads are ended all the same).
+    func finish() throws -> Set<ContentHash> {
+        defer { stop() }
         if !batch.isEmpty { try handOver() }
-        guard thread != nil else { return }
+        guard writerThread != nil else { return [] }
         pthread_mutex_lock(mutex)
-        while failure == nil && (!queue.isEmpty || busy) { pthread_cond_wait(progress, mutex) }
+        while failure == nil && (!queue.isEmpty || writing || !toCommit.isEmpty || committing) { pthread_cond_wait(progress, mutex) }
         let failed = failure
+        let done = committed
         pthread_mutex_unlock(mutex)
         if let failed { throw failed }
+        return done
     }
 
-    /// Waits for the writes (``flush()``) and ends the thread.
-    ///
-    /// - Throws: the first write's error (the thread is ended all the same).
-    func finish() throws {
-        defer { stop() }
-        try flush()
+    /// Waits until nothing handed over is being written or renamed (what
+    /// is queued may be dropped after a failure).
+    func flush() {
+        guard writerThread != nil else { return }
+        pthread_mutex_lock(mutex)
+        while failure == nil && (!queue.isEmpty || writing || !toCommit.isEmpty || committing) { pthread_cond_wait(progress, mutex) }
+        while writing || committing { pthread_cond_wait(progress, mutex) }
+        pthread_mutex_unlock(mutex)
     }
 
-    /// Ends the thread once it is idle, writing nothing more; what was
-    /// queued and not written is dropped (after a failure).
+    /// Ends the threads once they are idle, writing and renaming nothing
+    /// more; what was queued is dropped.
     func stop() {
         batch = []
         batchSize = 0
-        guard let running = thread else { return }
+        guard writerThread != nil || committerThread != nil else { return }
         pthread_mutex_lock(mutex)
         stopping = true
-        pthread_cond_signal(workReady)
+        pthread_cond_broadcast(workReady)
+        pthread_cond_broadcast(commitReady)
         pthread_mutex_unlock(mutex)
-        pthread_join(running, nil)
-        thread = nil
+        if let t = writerThread { pthread_join(t, nil) }
+        if let t = committerThread { pthread_join(t, nil) }
+        writerThread = nil
+        committerThread = nil
         queue = []
         queuedBytes = 0
+        written = []
+        toCommit = []
         stopping = false
     }
 
     private func handOver() throws {
-        if thread == nil && !start() {
+        if writerThread == nil && !start() {
             threadless = true
             let jobs = batch
             batch = []
             batchSize = 0
-            for job in jobs { try BackupStore.writeIncoming(job.bytes, hash: job.hash, in: incoming, incomingPath: incomingPath) }
+            for job in jobs { try BackupStore.writeIncoming(job.bytes, hash: job.hash, in: incoming, incomingPath: directories.incomingPath) }
             return
         }
         pthread_mutex_lock(mutex)
@@ -143,48 +184,100 @@ final class ObjectWriter: @unchecked Sendable {
         batchSize = 0
     }
 
+    /// Starts both threads (or neither).
     private func start() -> Bool {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var created = pthread_t()
-        let rc = pthread_create(&created, nil, { raw in
-            let writer = Unmanaged<ObjectWriter>.fromOpaque(raw!).takeRetainedValue()
-            writer.run()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<ObjectWriter>.fromOpaque(context).release()
-            return false
-        }
-        thread = created
+        guard let writer = Self.spawn(self, { $0.runWriter() }) else { return false }
+        writerThread = writer
+        committerThread = Self.spawn(self) { $0.runCommitter() }   // without it, the commit puts everything in place
         return true
     }
 
-    /// The thread: writes what is queued until told to stop.
-    private func run() {
+    private static func spawn(_ writer: ObjectWriter, _ body: @escaping (ObjectWriter) -> Void) -> pthread_t? {
+        final class Start {
+            let writer: ObjectWriter
+            let body: (ObjectWriter) -> Void
+            init(_ w: ObjectWriter, _ b: @escaping (ObjectWriter) -> Void) { writer = w; body = b }
+        }
+        let context = Unmanaged.passRetained(Start(writer, body)).toOpaque()
+        var created = pthread_t()
+        let rc = pthread_create(&created, nil, { raw in
+            let start = Unmanaged<AnyObject>.fromOpaque(raw!).takeRetainedValue() as! Start
+            start.body(start.writer)
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<AnyObject>.fromOpaque(context).release()
+            return nil
+        }
+        return created
+    }
+
+    /// The first thread: writes what is queued until told to stop.
+    private func runWriter() {
         pthread_mutex_lock(mutex)
         while true {
             while queue.isEmpty && !stopping { pthread_cond_wait(workReady, mutex) }
             if stopping { break }
             let jobs = queue
             queue = []
-            busy = true
+            writing = true
             let failedBefore = failure != nil
             pthread_mutex_unlock(mutex)
-            var written = 0
+            var bytes = 0
+            var done: [ContentHash] = []
+            done.reserveCapacity(jobs.count)
             var firstError: SystemError?
             if !failedBefore {
                 for job in jobs {
-                    do { try BackupStore.writeIncoming(job.bytes, hash: job.hash, in: incoming, incomingPath: incomingPath) } catch {
+                    do { try BackupStore.writeIncoming(job.bytes, hash: job.hash, in: incoming, incomingPath: directories.incomingPath) } catch {
                         firstError = error
                         break
                     }
+                    done.append(job.hash)
                 }
             }
-            for job in jobs { written += job.bytes.count }
+            for job in jobs { bytes += job.bytes.count }
             pthread_mutex_lock(mutex)
-            busy = false
-            queuedBytes -= written
+            writing = false
+            queuedBytes -= bytes
             if failure == nil, let firstError { failure = firstError }
+            if failure == nil && committerThread != nil {
+                written.append(contentsOf: done)
+                if written.count >= commitBatch {
+                    toCommit.append(written)
+                    written = []
+                    pthread_cond_signal(commitReady)
+                }
+            }
+            pthread_cond_broadcast(progress)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The second thread: makes each batch of written objects durable and
+    /// puts it in place, until told to stop.
+    private func runCommitter() {
+        pthread_mutex_lock(mutex)
+        while true {
+            while toCommit.isEmpty && !stopping { pthread_cond_wait(commitReady, mutex) }
+            if stopping { break }
+            let next = toCommit.removeFirst()
+            if failure != nil { continue }   // nothing more after a failure
+            committing = true
+            pthread_mutex_unlock(mutex)
+            var firstError: (any Error)?
+            do {
+                if durable { try BackupStore.syncFileSystem(fd: objects, path: directories.objectsPath) }
+                try directories.putInPlace(next)
+            } catch {
+                firstError = error
+            }
+            pthread_mutex_lock(mutex)
+            committing = false
+            if let firstError, failure == nil {
+                failure = firstError as? SystemError ?? SystemError("rename", path: directories.incomingPath, errno: EIO)
+            }
+            if firstError == nil { committed.formUnion(next) }
             pthread_cond_broadcast(progress)
         }
         pthread_mutex_unlock(mutex)
