@@ -108,6 +108,7 @@ let package = Package(
         .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
         // Helpers every test target shares (scratch directories); tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem", "TestSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "PropertyList", "PlutilCommand", "CommandSupport", "plutil"],
@@ -115,7 +116,7 @@ let package = Package(
         .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList", "KeyedArchive"]),
         .testTarget(name: "SyncedPreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "SyncedPreferences", "Containers", "Preferences", "PropertyList"]),
-        .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
+        .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "CTestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Containers
 import PropertyList
+import CTestSupport
 
 /// Issue 23's backups at scale and issue 26's unsettled files: sparse files
 /// by extents, the free-space check, objects made durable together, and a
@@ -73,6 +74,41 @@ import PropertyList
         if case .earlierState = restored.notWhole.first?.restored {} else { Issue.record("\(restored.notWhole)") }
         #expect(try BackupManifest(decoding: Array(Data(contentsOf: URL(fileURLWithPath: last.manifestPath))), path: last.manifestPath)
                 .allEntries.contains { $0.unsettled && $0.earlierState != nil })
+    }
+
+    /// A write that stamped the file's times long ago and sleeps in the
+    /// middle of its copy (dirty-page throttling does this under load: how
+    /// CI caught it) holds the inode's lock: the backup waits for it to end
+    /// and stores what it wrote, never the half it had written so far.
+    @Test(.enabled(if: apphome_test_userfaultfd_available() == 1,
+                   "stops a write with userfaultfd, which needs CAP_SYS_PTRACE or vm.unprivileged_userfaultfd = 1"))
+    func aWriteAsleepInTheMiddleOfItsCopyIsWaitedForAndNeverStoredHalfDone() throws {
+        let f = try BackupFixture()
+        let path = f.home.documents + "/halfway.bin"
+        let size = 4 << 20
+        let old = [UInt8](repeating: 0x61, count: size), new = [UInt8](repeating: 0x62, count: size)
+        try Data(old).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_WRONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var error: Int32 = 0
+        // Stops at 3 MiB: past any chunk the kernel copies in one go (a 2 MiB folio).
+        let stalled = new.withUnsafeBufferPointer { apphome_test_stalled_write_begin(fd, $0.baseAddress, size, 3 << 20, &error) }
+        let write = try #require(stalled, "the stopped write could not start: errno \(error)")
+        var finished = false
+        defer { if !finished { _ = apphome_test_stalled_write_finish(write) } }
+        try #require(apphome_test_stalled_write_wait(write, 10_000) == 1, "the write never reached its missing pages")
+        // The times were stamped when the write began: older than the settle check's window now.
+        usleep(useconds_t(3 * HomeWalker.timestampGranularity / 1000))
+        let halfDone = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(halfDone.first == 0x62 && halfDone.last == 0x61, "the write is stopped half done")
+        #expect(apphome_test_stalled_write_release(write, 300) == 0)
+        let report = try f.manager.backup(f.bundle.identifier, options: BackupOptions(fileAttempts: 1))
+        finished = true
+        #expect(apphome_test_stalled_write_finish(write) == size)
+        let entry = try #require(report.manifest.entries.first { $0.path == "Documents/halfway.bin" })
+        #expect(!entry.unsettled && report.unsettled.isEmpty)
+        #expect(try Self.stored(f, entry) == new, "the backup stored bytes the file never held")
     }
 
     @Test func aFileThatNeverSettledAndWasNeverReadWholeIsLeftOutNamedAndNotRestored() throws {

@@ -447,6 +447,20 @@ public struct FileExtent: Equatable, Sendable {
         self.length = length
     }
 
+    /// Returns once no `write` that began before this call is still
+    /// copying into the file open as `fd`. A buffered write stamps the
+    /// file's times when it begins, then copies, holding the inode's lock
+    /// (it may sleep meanwhile: dirty-page throttling, page faults); a read
+    /// does not take that lock, so it can see such a write half done while
+    /// the times already look old. `SEEK_DATA` takes the lock (ext4, XFS,
+    /// Btrfs, tmpfs), so it waits for that write to end; any write that
+    /// begins later stamps times newer than this call. Moves `fd`'s offset:
+    /// readers after it give their own. Where the file system has no
+    /// `SEEK_DATA`, nothing is waited for (the times are all there is).
+    static func waitForWritesInProgress(_ fd: Int32) {
+        _ = lseek(fd, 0, seekData)
+    }
+
     /// The data ranges of the open regular file `fd` of `size` bytes, or
     /// `nil` when it has no hole (the common case: checked first by its
     /// allocated blocks, so a dense file costs no extra call).
@@ -525,13 +539,14 @@ public struct FileExtent: Equatable, Sendable {
         }
     }
 
-    /// ``readFresh(_:size:path:_:)`` straight into the array it returns
-    /// (a file read into memory whole: no buffer, no copy).
-    static func readFresh(_ fd: Int32, size: Int, path: String) throws -> [UInt8] {
+    /// The first `size` bytes of `fd` (fewer when it ends sooner), read
+    /// from offset 0 whatever `fd`'s offset (`pread`) straight into the
+    /// array it returns (a file read into memory whole: no buffer, no copy).
+    static func readWhole(_ fd: Int32, size: Int, path: String) throws -> [UInt8] {
         var failure: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: max(size, 1)) { buffer, count in
             while count < size {
-                let n = Glibc.read(fd, buffer.baseAddress! + count, size - count)
+                let n = pread(fd, buffer.baseAddress! + count, size - count, off_t(count))
                 if n < 0 {
                     if errno == EINTR { continue }
                     failure = errno

@@ -88,7 +88,10 @@ extension HomeWalker {
     /// times and inode the same before and after the read, the path still
     /// naming it, and either the times older than the start of the read by
     /// more than the clock's granularity, or a second read giving the same
-    /// bytes and times. A sparse file is read by its extents (`SEEK_DATA`,
+    /// bytes and times. Each read begins by waiting out a write still
+    /// copying (``FileExtent/waitForWritesInProgress(_:)``): a write stamps
+    /// the times when it begins, so one that began long ago and sleeps
+    /// mid-copy would otherwise pass the check with half its bytes. A sparse file is read by its extents (`SEEK_DATA`,
     /// `SEEK_HOLE`): its holes are neither read nor stored.
     ///
     /// A file that never settles within ``BackupOptions/fileAttempts``
@@ -127,6 +130,9 @@ extension HomeWalker {
                 guard before.st_mode & S_IFMT == S_IFREG else { break }
             }
             let started = Self.realTimeNanoseconds()
+            // A write still copying from before `started` ends first; one
+            // that begins later stamps times the check below sees as recent.
+            FileExtent.waitForWritesInProgress(fd)
             let size = Int(before.st_size)
             let extents = try FileExtent.dataRanges(of: fd, size: size, blocks: Int(before.st_blocks), path: path)
             let dataSize = extents.map(FileExtent.dataSize) ?? size
@@ -134,8 +140,8 @@ extension HomeWalker {
             do {
                 if dataSize <= BackupStore.inMemoryLimit {
                     var bytes: [UInt8]
-                    if extents == nil && attempt == 1 {   // the first descriptor, fresh at offset 0 (the header was peeked with pread)
-                        bytes = try FileExtent.readFresh(fd, size: size, path: path)
+                    if extents == nil {
+                        bytes = try FileExtent.readWhole(fd, size: size, path: path)
                     } else {
                         bytes = []
                         bytes.reserveCapacity(dataSize + 1)
