@@ -90,7 +90,8 @@ let package = Package(
                           linkerSettings: staticStdlibInRelease),
         // The Secret Service provider: GLib's GDBus for the bus, libgcrypt for the dh session (the
         // library libsecret itself uses); the login keychain behind it.
-        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        // glib-2.0 for the include paths (gio-2.0.pc adds -pthread, which SwiftPM refuses with a warning); the module map links gio, gobject and glib.
+        .systemLibrary(name: "CGio", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CGcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         .target(name: "SecretServiceProvider", dependencies: ["AppHomeSystem", "CGio", "CGcrypt", "CommandSupport", "Keychain", "KeychainSecretService", "PropertyList"]),
         .executableTarget(name: "apphome-secretd", dependencies: ["AppHomeSystem", "CommandSupport", "SecretServiceProvider"],
