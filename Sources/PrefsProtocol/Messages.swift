@@ -130,6 +130,8 @@ public enum Request: Equatable, Sendable {
     case keychainUpdate(KeychainCaller, query: [PlistKey: PlistValue], changes: [PlistKey: PlistValue], data: [UInt8]?)
     /// Deletes the matching items.
     case keychainDelete(KeychainCaller, query: [PlistKey: PlistValue])
+    /// The keychain was locked: drop every class key kept (the user's caller only).
+    case keychainLocked(KeychainCaller)
 
     /// The operation code.
     public var operation: Operation {
@@ -150,6 +152,7 @@ public enum Request: Equatable, Sendable {
         case .keychainAdd: .keychainAdd
         case .keychainUpdate: .keychainUpdate
         case .keychainDelete: .keychainDelete
+        case .keychainLocked: .keychainLocked
         }
     }
 
@@ -199,6 +202,8 @@ public enum Request: Equatable, Sendable {
             d["query"] = .dictionary(query)
             d["changes"] = .dictionary(changes)
             if let data { d["data"] = .data(data) }
+        case .keychainLocked(let caller):
+            caller.encode(into: &d)
         }
         return try PlistCodec.encode(.dictionary(d), format: .binary)
     }
@@ -317,6 +322,8 @@ public enum Request: Equatable, Sendable {
                 data = bytes
             }
             return .keychainUpdate(caller, query: query, changes: changes, data: data)
+        case .keychainLocked:
+            return .keychainLocked(try KeychainCaller(decoding: d))
         }
     }
 }

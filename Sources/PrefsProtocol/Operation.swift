@@ -37,9 +37,13 @@ public enum Operation: Int, Sendable, CaseIterable {
     case keychainUpdate = 34
     /// Deletes the caller's app's matching items (`SecItemDelete`).
     case keychainDelete = 35
+    /// The user locked the keychain (`security lock-keychain`): the service
+    /// drops every class key it keeps, the after-first-unlock ones too, and
+    /// every credential it has cached. The user's (login) caller only.
+    case keychainLocked = 36
 
     /// Codes kept for the keychain operations: find (32), add (33),
-    /// update (34), delete (35); 36–47 for later keychain needs.
+    /// update (34), delete (35), locked (36); 37–47 for later keychain needs.
     public static let reservedForKeychain: ClosedRange<Int> = 32...47
 }
 

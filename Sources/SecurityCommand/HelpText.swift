@@ -61,8 +61,10 @@ enum HelpText {
     """
     static let lock = """
     usage: security lock-keychain [keychain]
-        Locks the Secret Service collection holding the keychain's device key:
+        Locks the Secret Service collection holding the keychain's device key
+        (a passphrase keychain: drops its session from the kernel's keyring):
         whenUnlocked… items close; afterFirstUnlock… items stay open until reboot.
+        A running prefsd is told, and drops every class key it keeps.
 
     """
     static let unlock = """

@@ -1,5 +1,6 @@
 import CommandSupport
 import Keychain
+import KeychainClient
 import KeychainSecretService
 import Preferences
 import PropertyList
@@ -7,7 +8,8 @@ import PropertyList
 /// `create-keychain`, `lock-keychain`, `unlock-keychain`,
 /// `show-keychain-info`: the keychain as a whole, no app context needed.
 /// They act on the store holding the device root key directly (the Secret
-/// Service, or the passphrase key file), never through prefsd.
+/// Service, or the passphrase key file), never through prefsd; a lock then
+/// tells a running prefsd, whose keybag drops every key it keeps.
 enum LockVerb: String {
     case create = "create-keychain"
     case lock = "lock-keychain"
@@ -29,6 +31,11 @@ enum LockVerb: String {
             switch self {
             case .lock:
                 try keychain.lock()
+                // prefsd's keybag keeps the after-first-unlock keys too: it drops them now.
+                if let why = LockNotice.keychainLocked(root: root, configuration: environment.configuration) {
+                    console.err("security: the keychain is locked, but prefsd could not be told to drop the keys it keeps: \(why)\n")
+                    return 1
+                }
             case .create:
                 guard let passphrase = try readPassphrase(environment, console, prompter, confirm: true) else {
                     throw KeychainError.invalidParameter("cannot prompt for the passphrase: no terminal (pipe it on standard input)")

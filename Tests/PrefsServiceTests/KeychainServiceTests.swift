@@ -13,7 +13,7 @@ import PrefsService
 import PropertyList
 import Testing
 
-/// The keychain operations (32–35) on the wire and through a service in process.
+/// The keychain operations (32–36) on the wire and through a service in process.
 @Suite struct KeychainServiceTests {
     static let a = KeychainCaller(bundleIdentifier: "com.example.A", credential: String(repeating: "a", count: 64))
 
@@ -23,6 +23,7 @@ import Testing
         Request.keychainUpdate(a, query: ["class": .string("genp")], changes: ["label": .bool(false)], data: [1, 2]),
         Request.keychainUpdate(a, query: ["class": .string("inet")], changes: ["comment": .string("c")], data: nil),
         Request.keychainDelete(a, query: ["class": .string("genp"), "account": .string("me")]),
+        Request.keychainLocked(KeychainCaller(bundleIdentifier: "login", credential: String(repeating: "b", count: 64))),
     ])
     func requestsRoundTrip(_ request: Request) throws {
         let decoded = Request.decode(try request.encode(id: 7))

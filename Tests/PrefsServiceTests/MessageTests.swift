@@ -27,8 +27,8 @@ import PropertyList
 
     @Test func keychainOperationsUseTheirReservedCodes() {
         let keychain = Operation.allCases.filter { Operation.reservedForKeychain.contains($0.rawValue) }
-        #expect(keychain == [.keychainFind, .keychainAdd, .keychainUpdate, .keychainDelete])
-        #expect(keychain.map(\.rawValue) == [32, 33, 34, 35])
+        #expect(keychain == [.keychainFind, .keychainAdd, .keychainUpdate, .keychainDelete, .keychainLocked])
+        #expect(keychain.map(\.rawValue) == [32, 33, 34, 35, 36])
         #expect(Operation.reservedForKeychain == 32...47)
     }
 

@@ -157,6 +157,36 @@ struct LockedKeyringTests {
         #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == Array("grant-now".utf8))
     }
 
+    /// `security lock-keychain` with prefsd running: the collection locks
+    /// and prefsd's keybag holds nothing the moment the command returns (the
+    /// after-first-unlock keys too, and its cached credentials are dropped);
+    /// the after-first-unlock classes still open, from the kernel's keyring.
+    @Test func securityLockKeychainEmptiesPrefsdsKeybag() throws {
+        let s = try Setup(daemon: true, keybag: true)
+        defer { s.unlock() }
+        let keybag = try #require(s.keybag)
+        s.addOneOfEach()
+        for (id, c) in [("now", "whenUnlocked"), ("boot", "afterFirstUnlock")] {
+            let r = s.scratch.run(["add-credential", "-u", "locked.service", "-c", id, "--accessibility", c], stdin: "grant-\(id)",
+                                  app: nil, extra: s.environment)
+            #expect(r.status == 0, "\(r)")
+        }
+        #expect(s.readable() == Self.classes)
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == Array("grant-now".utf8))
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "boot") == Array("grant-boot".utf8))
+        #expect(!keybag.isEmpty && keybag.holdsRootKey)
+        let epoch = keybag.epoch
+        let lock = s.run(["lock-keychain"])
+        #expect(lock.status == 0 && lock.err.isEmpty, "\(lock)")
+        #expect(keybag.isEmpty, "prefsd's keybag kept keys after lock-keychain")
+        #expect(keybag.epoch != epoch)
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == [])
+        #expect(try loadCredential(s.credentials, unit: "locked.service", id: "boot") == Array("grant-boot".utf8))
+        #expect(s.readable() == Self.openAfterFirstUnlock)
+        s.unlock()
+        #expect(s.readable() == Self.classes)
+    }
+
     @Test func securityLockKeychainLocksTheCollectionAndAWrongPasswordIsRefused() throws {
         let s = try Setup(daemon: false)
         defer { s.unlock() }

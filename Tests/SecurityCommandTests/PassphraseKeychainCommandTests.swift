@@ -48,6 +48,16 @@ import Testing
         #expect(wrong.status == 51 && wrong.err == "security: SecKeychainUnlock: The user name or passphrase you entered is not correct. (the passphrase does not open \(s.root)/Keychains/device.pkey)\n", "\(wrong)")
         #expect(s.run(["unlock-keychain"], stdin: "correct horse\n", extra: direct).status == 0)
         #expect(s.run(["find-generic-password", "-a", "me", "-s", "whenUnlocked", "-w"], extra: env).out == "s-whenUnlocked\n")
+        if daemon {
+            // The lock tells the prefsd that answers; one that is required and
+            // does not answer is an error, though the keychain did lock.
+            let told = s.run(["lock-keychain"], extra: env)
+            #expect(told.status == 0 && told.err.isEmpty, "\(told)")
+            #expect(s.run(["unlock-keychain"], stdin: "correct horse\n", extra: direct).status == 0)
+            let missing = s.run(["lock-keychain"], extra: env.merging(["APPHOME_SOCKET": s.path + "/run/none.sock"]) { $1 })
+            #expect(missing.status == 1 && missing.err.hasPrefix("security: the keychain is locked, but prefsd could not be told to drop the keys it keeps: "), "\(missing)")
+            #expect(s.run(["show-keychain-info"], extra: direct).out.contains("\" locked\n"))
+        }
     }
 
     @Test func withAPlainKeyFileThereIsNothingToLockAndThePasscodeClassIsRefused() throws {

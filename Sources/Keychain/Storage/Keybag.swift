@@ -136,6 +136,10 @@ public final class Keybag: Sendable {
     /// through these keys compares to know that no class closed since.
     public var epoch: Int? { state.withLock { $0.watched ? $0.generation : nil } }
 
+    /// Whether no key of any class is held now (after ``forgetAll()``, or
+    /// before the first call).
+    public var isEmpty: Bool { state.withLock { $0.entries.values.allSatisfy { $0.rootKey == nil && $0.bundle == nil } } }
+
     /// Whether any device root key is held now (for tests and `show-keychain-info`).
     public var holdsRootKey: Bool { state.withLock { $0.entries.values.contains { $0.rootKey != nil } } }
 }

@@ -18,10 +18,18 @@ enum KeychainJob {
     /// an app's context (its process was started with `APPHOME_BUNDLE_ID`
     /// or `APPHOME_HOME`, as `apphome run` and `launch` start it) is refused
     /// it whatever credential it shows.
+    ///
+    /// `keychainLocked` (`security lock-keychain`) is the user's alone: the
+    /// keybag then drops every key it keeps, as a reboot does, and the next
+    /// call opens the classes afresh (the after-first-unlock ones from the
+    /// kernel's keyring, where the first unlock left them).
     static func perform(_ request: Request, caller: KeychainCaller, peerPID: Int32 = 0, root: String, policy: DeviceKeyPolicy,
                         now: @escaping @Sendable () -> PlistDate) -> Result<[PlistKey: PlistValue], RemoteError> {
         let manager = ContainerManager(root: root)
         let context: KeychainContext
+        if case .keychainLocked = request, caller.bundleIdentifier != KeychainContext.loginGroupName {
+            return .failure(RemoteError(.notAuthorized, "prefsd: only the user locks the keychain; \(caller.bundleIdentifier) is an app"))
+        }
         if caller.bundleIdentifier == KeychainContext.loginGroupName {
             if let app = appContext(of: peerPID) {
                 return .failure(RemoteError(.notAuthorized, "prefsd: the login keychain is the user's and no app may use it: the caller runs in the context of \(app)"))
@@ -58,6 +66,9 @@ enum KeychainJob {
                 try keychain.update(try KeychainWire.query(query), with: c, context: context)
             case .keychainDelete(_, let query):
                 try keychain.delete(try KeychainWire.query(query), context: context)
+            case .keychainLocked:
+                policy.keybag?.forgetAll()
+                return .success(["keybag": .bool(policy.keybag != nil)])
             default:
                 return .failure(RemoteError(.unknownOperation, "operation \(request.operation.rawValue) is not a keychain operation"))
             }

@@ -60,7 +60,8 @@ extension PrefsServer {
                 reply(.success(["hostIdentifier": .string(try cache.hostIdentifier())]))
             case .location(let address):
                 reply(.success(["path": .string(try cache.path(for: address))]))
-            case .keychainFind(let caller, _), .keychainAdd(let caller, _, _), .keychainUpdate(let caller, _, _, _), .keychainDelete(let caller, _):
+            case .keychainFind(let caller, _), .keychainAdd(let caller, _, _), .keychainUpdate(let caller, _, _, _), .keychainDelete(let caller, _),
+                 .keychainLocked(let caller):
                 jobs.keychain(request, caller: caller, peerPID: c.peerPID, clientID: c.id, requestID: id)
             }
         } catch {
