@@ -104,6 +104,18 @@ struct LockedKeyringTests {
             }
         }
 
+        /// One item of each class, and the unit `locked.service` granted
+        /// `now` (whenUnlocked) and `boot` (afterFirstUnlock); all readable.
+        func addOneOfEachWithGrants() {
+            addOneOfEach()
+            for (id, c) in [("now", "whenUnlocked"), ("boot", "afterFirstUnlock")] {
+                let r = scratch.run(["add-credential", "-u", "locked.service", "-c", id, "--accessibility", c], stdin: "grant-\(id)",
+                                    app: nil, extra: environment)
+                #expect(r.status == 0, "\(r)")
+            }
+            #expect(readable() == LockedKeyringTests.classes)
+        }
+
         func unlock() {
             let r = run(["unlock-keychain"], stdin: testKeyringPassword + "\n")
             #expect(r.status == 0, "\(r)")
@@ -136,13 +148,7 @@ struct LockedKeyringTests {
         let s = try Setup(daemon: true, keybag: true)
         defer { s.unlock() }
         let keybag = try #require(s.keybag)
-        s.addOneOfEach()
-        for (id, c) in [("now", "whenUnlocked"), ("boot", "afterFirstUnlock")] {
-            let r = s.scratch.run(["add-credential", "-u", "locked.service", "-c", id, "--accessibility", c], stdin: "grant-\(id)",
-                                  app: nil, extra: s.environment)
-            #expect(r.status == 0, "\(r)")
-        }
-        #expect(s.readable() == Self.classes)
+        s.addOneOfEachWithGrants()
         #expect(keybag.holdsRootKey)
         #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == Array("grant-now".utf8))
         try lockLoginCollectionOverDBus()
@@ -165,13 +171,7 @@ struct LockedKeyringTests {
         let s = try Setup(daemon: true, keybag: true)
         defer { s.unlock() }
         let keybag = try #require(s.keybag)
-        s.addOneOfEach()
-        for (id, c) in [("now", "whenUnlocked"), ("boot", "afterFirstUnlock")] {
-            let r = s.scratch.run(["add-credential", "-u", "locked.service", "-c", id, "--accessibility", c], stdin: "grant-\(id)",
-                                  app: nil, extra: s.environment)
-            #expect(r.status == 0, "\(r)")
-        }
-        #expect(s.readable() == Self.classes)
+        s.addOneOfEachWithGrants()
         #expect(try loadCredential(s.credentials, unit: "locked.service", id: "now") == Array("grant-now".utf8))
         #expect(try loadCredential(s.credentials, unit: "locked.service", id: "boot") == Array("grant-boot".utf8))
         #expect(!keybag.isEmpty && keybag.holdsRootKey)

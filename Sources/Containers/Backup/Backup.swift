@@ -339,11 +339,9 @@ struct HomeWalker {
             let mode = UInt32(st.st_mode) & 0o7777
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
-                // Opened first, so the mark is read from the descriptor.
-                let sub = openat(dirFD, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                let openError = errno
+                let (sub, openError, marked) = Self.openReadingMark(dirFD, name, path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 defer { if sub >= 0 { close(sub) } }
-                if Self.isMarkedExcluded(sub, path: path) {
+                if marked {
                     excluded.append(rel)
                     continue
                 }
@@ -357,10 +355,9 @@ struct HomeWalker {
                 let target = try TreeOperations.linkTarget(path)
                 entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
             case S_IFREG:
-                let fd = openat(dirFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-                let openError = errno
+                let (fd, openError, marked) = Self.openReadingMark(dirFD, name, path: path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
                 defer { if fd >= 0 { close(fd) } }
-                if Self.isMarkedExcluded(fd, path: path) {
+                if marked {
                     excluded.append(rel)
                     continue
                 }
@@ -377,6 +374,17 @@ struct HomeWalker {
                 skipped.append(rel)
             }
         }
+    }
+
+    /// Opens the entry `name` of the directory open as `dirFD` with
+    /// `flags`, then reads the exclusion mark from the descriptor (so the
+    /// mark is the opened item's), or from `path` when it could not be opened.
+    /// - Returns: the descriptor (-1 when the open failed), the open's
+    ///   `errno` (0 when it succeeded), and whether the item is marked.
+    private static func openReadingMark(_ dirFD: Int32, _ name: String, path: String, flags: Int32) -> (fd: Int32, error: Int32, marked: Bool) {
+        let fd = openat(dirFD, name, flags)
+        let error = fd < 0 ? errno : 0
+        return (fd, error, isMarkedExcluded(fd, path: path))
     }
 
     /// Whether the item open as `fd` (or at `path` when it could not be
