@@ -123,7 +123,8 @@ let package = Package(
         .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         // Help, man pages and completions against each command's one list of verbs and options.
         .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
-                                                                  "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain"]),
+                                                                  "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain",
+                                                                  "PlutilCommand", "SecretServiceProvider"]),
         .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "security-secret-service", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the

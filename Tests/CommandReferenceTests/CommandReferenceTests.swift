@@ -289,7 +289,8 @@ struct CommandReferenceTests {
     /// The completions load in their shells without a syntax error.
     @Test(arguments: [("zsh", "completions/_defaults"), ("zsh", "completions/_apphome"), ("zsh", "completions/_security"),
                       ("fish", "completions/defaults.fish"), ("fish", "completions/apphome.fish"), ("fish", "completions/security.fish"),
-                      ("bash", "completions/defaults"), ("bash", "completions/apphome"), ("bash", "completions/security")])
+                      ("bash", "completions/defaults"), ("bash", "completions/apphome"), ("bash", "completions/security"),
+                      ("bash", "completions/plutil"), ("bash", "completions/apphome-secretd")])
     func theCompletionsParse(_ shell: String, _ file: String) throws {
         let path = ["/usr/bin/", "/bin/"].map { $0 + shell }.first { FileManager.default.isExecutableFile(atPath: $0) }
         let executable = try #require(path, "\(shell) is not installed (make deps installs it)")
