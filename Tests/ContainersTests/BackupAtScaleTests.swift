@@ -240,6 +240,39 @@ import CTestSupport
         #expect(f.s.read(restored.home.documents + "/many/299.txt") == "batched 299")
     }
 
+    /// A restore copies files on several threads, a directory at a time:
+    /// every file arrives whole with its mode and time; with two damaged
+    /// objects the error names the first in the manifest's order, whichever
+    /// thread met it first, and the installed home is left as it was.
+    @Test func aRestoreOnSeveralThreadsIsWholeAndNamesItsFirstDamage() throws {
+        let f = try BackupFixture()
+        func name(_ d: Int, _ i: Int) -> String { "Documents/d\(d)/\(String(format: "%03d", i)).txt" }
+        for d in 0..<6 { for i in 0..<100 { try f.s.write("file \(d).\(i)", to: f.home.path + "/" + name(d, i)) } }
+        chmod(f.home.path + "/" + name(3, 7), 0o640)
+        let report = try f.manager.backup(f.bundle.identifier)
+        let restored = try f.manager.restore(from: report.manifestPath)
+        for d in 0..<6 { for i in 0..<100 { #expect(f.s.read(restored.home.path + "/" + name(d, i)) == "file \(d).\(i)") } }
+        var st = stat()
+        #expect(stat(restored.home.path + "/" + name(3, 7), &st) == 0 && st.st_mode & 0o777 == 0o640)
+        let entry = try #require(report.manifest.entries.first { $0.path == name(3, 7) })
+        #expect(Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) == entry.modificationTime)
+
+        let again = try f.manager.backup(f.bundle.identifier)
+        for (d, i) in [(4, 10), (1, 50)] {
+            let e = try #require(again.manifest.entries.first { $0.path == name(d, i) })
+            guard case .file(let hash, _) = e.kind else { Issue.record("not a file"); return }
+            try Data("not what it was".utf8).write(to: URL(fileURLWithPath: f.store.objectPath(hash)))
+        }
+        let home = try f.manager.home(for: f.bundle.identifier).path
+        let before = try FileManager.default.contentsOfDirectory(atPath: FileSystem_parent(home)).sorted()
+        #expect(throws: ContainersError.backupDamaged(path: again.manifestPath, reason: "\(name(1, 50)) does not match its checksum")) {
+            _ = try f.manager.restore(from: again.manifestPath)
+        }
+        #expect(try f.manager.home(for: f.bundle.identifier).path == home)
+        #expect(f.s.read(home + "/" + name(5, 99)) == "file 5.99")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: FileSystem_parent(home)).sorted() == before, "a half-made home was left")
+    }
+
     @Test func aBatchThatCannotBePutInPlaceFailsTheBackupAndLeavesOnlyWholeObjects() throws {
         let f = try BackupFixture()
         let first = try f.manager.backup(f.bundle.identifier)

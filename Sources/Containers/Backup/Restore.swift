@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Synchronization
 import Preferences
 import PropertyList
 
@@ -273,10 +274,19 @@ extension BackupService {
     /// from `source` and checking its hash; nothing is `fsync`ed here (the
     /// caller makes the whole restore durable with one `syncfs`). `group`
     /// names the group container the entries are of (`nil`: the home).
+    ///
+    /// Directories and links are made first, in order; then the files are
+    /// copied on up to ``restoreThreads`` threads, each taking the files of
+    /// one directory at a time (creations in one directory share its lock).
+    /// The manifest was checked to list every entry's parent as a
+    /// directory before it, so no file lands under a link. On failure the
+    /// error of the first failing entry in manifest order is thrown, and
+    /// the caller removes the half-made home.
     private func materialize(_ entries: [BackupEntry], into top: String, group: AppGroupIdentifier?, from source: RestoreSource,
                              manifestPath: String, files: inout Int, bytes: inout Int) throws(ContainersError) {
-        let label = group.map { $0.rawValue + ":" } ?? ""
-        for e in entries {
+        var fileRuns: [Range<Int>] = []   // consecutive files of one directory
+        var runParent = ""
+        for (i, e) in entries.enumerated() {
             let target = top + "/" + e.path
             switch e.kind {
             case .directory:
@@ -285,23 +295,75 @@ extension BackupService {
                 try containersErrors {
                     guard symlink(linkTarget, target) == 0 else { throw SystemError("symlink", path: target, errno: errno) }
                 }
-            case .file(let hash, let size):
-                let (path, packed) = source.file(e, group: group)
-                let copied: ContentHash?
-                do {
-                    copied = try Self.materialize(path, packed: packed, to: target, entry: e)
-                } catch let error as SystemError where error.errno == ENOENT && error.path == path {
-                    throw .backupDamaged(path: manifestPath, reason: "the stored copy of \(label)\(e.path) is missing")
-                } catch {
-                    throw .system(error as? SystemError ?? SystemError("\(error)", path: target, errno: EIO))
+            case .file:
+                let parent = BackupManifest.parent(e.path)
+                if let last = fileRuns.last, last.upperBound == i, parent == runParent {
+                    fileRuns[fileRuns.count - 1] = last.lowerBound..<(i + 1)
+                } else {
+                    fileRuns.append(i..<(i + 1))
+                    runParent = parent
                 }
-                guard copied == hash else {
-                    throw .backupDamaged(path: manifestPath, reason: "\(label)\(e.path) does not match its checksum")
-                }
-                files += 1
-                bytes += size
             }
         }
+        let runs = fileRuns
+        let fileCount = runs.reduce(0) { $0 + $1.count }
+        let threads = fileCount >= 256 ? min(Self.restoreThreads, runs.count) : 1
+        let next = Atomic<Int>(0)
+        let failed = Atomic<Bool>(false)
+        let outcome = Mutex<(files: Int, bytes: Int, failure: (index: Int, error: ContainersError)?)>((0, 0, nil))
+        let work = { @Sendable (_: Int) in
+            var copiedFiles = 0, copiedBytes = 0
+            var failure: (index: Int, error: ContainersError)?
+            runs: while !failed.load(ordering: .relaxed) {
+                let r = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard r < runs.count else { break }
+                for i in runs[r] {
+                    do throws(ContainersError) {
+                        copiedBytes += try Self.restoreFile(entries[i], into: top, group: group, from: source, manifestPath: manifestPath)
+                        copiedFiles += 1
+                    } catch {
+                        failure = (i, error)
+                        failed.store(true, ordering: .relaxed)
+                        break runs
+                    }
+                }
+            }
+            outcome.withLock { o in
+                o.files += copiedFiles
+                o.bytes += copiedBytes
+                if let failure, o.failure.map({ failure.index < $0.index }) ?? true { o.failure = failure }
+            }
+        }
+        ParallelWork.run(threads: threads, work)
+        let result = outcome.withLock { $0 }
+        if let failure = result.failure { throw failure.error }
+        files += result.files
+        bytes += result.bytes
+    }
+
+    /// How many threads a restore copies files on: the cores there are, at most 4.
+    static let restoreThreads = min(4, ParallelWork.processors)
+
+    /// Copies the file `entry` from `source` to its place under `top`,
+    /// checked against its hash. - Returns: the bytes of data copied.
+    private static func restoreFile(_ e: BackupEntry, into top: String, group: AppGroupIdentifier?, from source: RestoreSource,
+                                    manifestPath: String) throws(ContainersError) -> Int {
+        guard case .file(let hash, let size) = e.kind else { return 0 }
+        let label = group.map { $0.rawValue + ":" } ?? ""
+        let target = top + "/" + e.path
+        let (path, packed) = source.file(e, group: group)
+        let copied: ContentHash?
+        do {
+            copied = try Self.materialize(path, packed: packed, to: target, entry: e)
+        } catch let error as SystemError where error.errno == ENOENT && error.path == path {
+            throw .backupDamaged(path: manifestPath, reason: "the stored copy of \(label)\(e.path) is missing")
+        } catch {
+            throw .system(error as? SystemError ?? SystemError("\(error)", path: target, errno: EIO))
+        }
+        guard copied == hash else {
+            throw .backupDamaged(path: manifestPath, reason: "\(label)\(e.path) does not match its checksum")
+        }
+        return size
     }
 
     /// Copies the file at `source` to a new file `target` with the entry's
