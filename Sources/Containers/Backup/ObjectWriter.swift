@@ -184,32 +184,13 @@ final class ObjectWriter: @unchecked Sendable {
         batchSize = 0
     }
 
-    /// Starts both threads (or neither).
+    /// Starts the writer's thread and, when it can, the committer's;
+    /// `false` when not even the first could be made.
     private func start() -> Bool {
-        guard let writer = Self.spawn(self, { $0.runWriter() }) else { return false }
+        guard let writer = Threads.spawn({ [self] in runWriter() }) else { return false }
         writerThread = writer
-        committerThread = Self.spawn(self) { $0.runCommitter() }   // without it, the commit puts everything in place
+        committerThread = Threads.spawn { [self] in runCommitter() }   // without it, the commit puts everything in place
         return true
-    }
-
-    private static func spawn(_ writer: ObjectWriter, _ body: @escaping (ObjectWriter) -> Void) -> pthread_t? {
-        final class Start {
-            let writer: ObjectWriter
-            let body: (ObjectWriter) -> Void
-            init(_ w: ObjectWriter, _ b: @escaping (ObjectWriter) -> Void) { writer = w; body = b }
-        }
-        let context = Unmanaged.passRetained(Start(writer, body)).toOpaque()
-        var created = pthread_t()
-        let rc = pthread_create(&created, nil, { raw in
-            let start = Unmanaged<AnyObject>.fromOpaque(raw!).takeRetainedValue() as! Start
-            start.body(start.writer)
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<AnyObject>.fromOpaque(context).release()
-            return nil
-        }
-        return created
     }
 
     /// The first thread: writes what is queued until told to stop.
@@ -287,7 +268,7 @@ final class ObjectWriter: @unchecked Sendable {
 /// Work run on a thread of its own while the caller goes on: ``join()``
 /// waits for its result. Runs on the caller's thread at ``join()`` when no
 /// thread can be made.
-final class BackgroundJob<Value: Sendable>: BackgroundJobRunnable, @unchecked Sendable {
+final class BackgroundJob<Value: Sendable>: @unchecked Sendable {
     private let body: @Sendable () throws -> Value
     private var result: Result<Value, any Error>?
     private var thread: pthread_t?
@@ -299,17 +280,10 @@ final class BackgroundJob<Value: Sendable>: BackgroundJobRunnable, @unchecked Se
     }
 
     private func start() {
-        let context = Unmanaged.passRetained(self as AnyObject).toOpaque()
-        var created = pthread_t()
-        let rc = pthread_create(&created, nil, { raw in
-            let job = Unmanaged<AnyObject>.fromOpaque(raw!).takeRetainedValue() as! BackgroundJobRunnable
-            job.runBody()
-            return nil
-        }, context)
-        if rc == 0 { thread = created } else { Unmanaged<AnyObject>.fromOpaque(context).release() }
+        thread = Threads.spawn { [self] in runBody() }
     }
 
-    fileprivate func runBody() {
+    private func runBody() {
         result = Result { try body() }
     }
 
@@ -328,10 +302,4 @@ final class BackgroundJob<Value: Sendable>: BackgroundJobRunnable, @unchecked Se
         // The last reference may be the thread's own, dropped as it ends.
         if pthread_equal(running, pthread_self()) != 0 { pthread_detach(running) } else { pthread_join(running, nil) }
     }
-}
-
-/// What the thread of a ``BackgroundJob`` runs (the thread's entry point
-/// is not generic).
-private protocol BackgroundJobRunnable: AnyObject {
-    func runBody()
 }

@@ -334,7 +334,7 @@ extension BackupService {
                 if let failure, o.failure.map({ failure.index < $0.index }) ?? true { o.failure = failure }
             }
         }
-        ParallelWork.run(threads: threads, work)
+        Threads.parallel(threads, work)
         let result = outcome.withLock { $0 }
         if let failure = result.failure { throw failure.error }
         files += result.files
@@ -342,7 +342,7 @@ extension BackupService {
     }
 
     /// How many threads a restore copies files on: the cores there are, at most 4.
-    static let restoreThreads = min(4, ParallelWork.processors)
+    static let restoreThreads = min(4, Threads.processors)
 
     /// Copies the file `entry` from `source` to its place under `top`,
     /// checked against its hash. - Returns: the bytes of data copied.
