@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["AppHomeSystem", "PropertyList"]),
         // NSKeyedArchiver archives as a graph of values and NSCoding-like coders; Foundation-free.
-        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
+        .target(name: "KeyedArchive", dependencies: ["AppHomeSystem", "PropertyList"]),
         // `plutil`: macOS's property-list tool, with keyed archives shown as their object graph.
         .target(name: "PlutilCommand", dependencies: ["AppHomeSystem", "PropertyList", "KeyedArchive", "CommandSupport"]),
         .executableTarget(name: "plutil", dependencies: ["AppHomeSystem", "PlutilCommand", "CommandSupport"],

@@ -13,13 +13,28 @@ public enum FileNames {
         String(validating: bytes, as: UTF8.self)
     }
 
-    /// `bytes` for a message: valid printable characters as they are, `\`
-    /// as `\\`, control characters (C0, DEL, C1) and every byte of invalid
-    /// UTF-8 as `\xNN`, so a name can neither hide nor fake a line.
-    public static func escaped(_ bytes: some Sequence<UInt8>) -> String {
+    /// How ``escaped(_:notation:)-(Sequence<UInt8>)`` writes what it escapes.
+    public enum Notation: Sendable {
+        /// For messages: `\\` for a backslash, `\xNN` for each byte of a control
+        /// character or of invalid UTF-8.
+        case message
+        /// For a terminal showing a value (`plutil -p`): `\u001b` for a control
+        /// character, `\xNN` for a byte of invalid UTF-8; backslashes as they are.
+        case terminal
+    }
+
+    /// `bytes` for a message (or a terminal): valid printable characters as they
+    /// are, control characters (C0, DEL, C1) and every byte of invalid UTF-8
+    /// escaped, so a name from another machine, an archive or a snapshot can
+    /// neither hide nor fake a line, nor send a terminal an escape sequence.
+    /// The one helper for every such name in every message.
+    public static func escaped(_ bytes: some Sequence<UInt8>, notation: Notation = .message) -> String {
         var out = ""
         var parser = Unicode.UTF8.ForwardParser()
         let all = Array(bytes)
+        if !all.contains(where: { $0 < 0x20 || $0 >= 0x7F || (notation == .message && $0 == 0x5C) }) {
+            return String(decoding: all, as: UTF8.self)
+        }
         var iterator = all.makeIterator()
         var offset = 0
         func hex(_ b: UInt8) -> String { "\\x" + Hex.encode([b], uppercase: true) }
@@ -27,8 +42,11 @@ public enum FileNames {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let encoded):
                 let scalar = Unicode.UTF8.decode(encoded)
-                if scalar == "\\" { out += "\\\\" } else if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                    out += String(scalar).utf8.map(hex).joined()
+                if scalar == "\\" && notation == .message { out += "\\\\" } else if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                    switch notation {
+                    case .message: out += String(scalar).utf8.map(hex).joined()
+                    case .terminal: out += "\\u00" + Hex.encode([UInt8(scalar.value)])
+                    }
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
@@ -42,8 +60,10 @@ public enum FileNames {
         }
     }
 
-    /// `text` for a message, escaped as ``escaped(_:)-(Sequence<UInt8>)``.
-    public static func escaped(_ text: String) -> String { escaped(Array(text.utf8)) }
+    /// `text` for a message, escaped as ``escaped(_:notation:)-(Sequence<UInt8>)``.
+    public static func escaped(_ text: String, notation: Notation = .message) -> String {
+        escaped(Array(text.utf8), notation: notation)
+    }
 
     /// The names in the directory `path` as bytes (without `.` and `..`);
     /// empty when it does not exist.

@@ -15,10 +15,14 @@ public protocol Console: AnyObject {
     func readStandardInput() -> [UInt8]
     /// Sends buffered output on its way now (for output that streams, such as `defaults watch`).
     func flushOutput()
+    /// Whether standard output is a terminal (text from a file is then shown with its
+    /// control characters escaped, ``FileNames/escaped(_:notation:)``).
+    var outputIsTerminal: Bool { get }
 }
 
 extension Console {
     public func flushOutput() {}
+    public var outputIsTerminal: Bool { false }
 }
 
 /// The process's own streams. Standard output is buffered and written in
@@ -57,6 +61,8 @@ public final class ProcessConsole: Console {
 
     public func flushOutput() { flush() }
 
+    public var outputIsTerminal: Bool { isatty(1) == 1 }
+
     /// Writes out what is buffered for standard output.
     public func flush() {
         guard !buffer.isEmpty else { return }
@@ -83,6 +89,9 @@ public final class CapturingConsole: Console {
     private let input: [UInt8]
     /// What was written to standard output, byte for byte.
     public private(set) var standardOutputBytes: [UInt8] = []
+
+    /// What ``outputIsTerminal`` answers (a test of what a terminal is shown).
+    public var outputIsTerminal = false
 
     public init(input: [UInt8] = []) { self.input = input }
 

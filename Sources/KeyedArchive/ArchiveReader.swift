@@ -70,22 +70,94 @@ struct ArchiveReader {
     }
 
     private mutating func decode(_ uid: UInt64, _ raw: PlistValue) throws(KeyedArchiveError) -> ArchiveValue {
-        switch raw {
-        case .string(let s): return .string(s)
-        case .integer(let n): return .integer(n)
-        case .real(let r): return .real(r)
-        case .bool(let b): return .bool(b)
-        case .data(let d): return .data(d)
-        case .date(let d): return .date(d)
+        switch try shape(uid) {
+        case .leaf(let value):
+            return value
+        case .url(let relative, let baseUID):
+            var base: URLBase?
+            if baseUID != 0 {
+                switch try value(baseUID) {
+                case .url(let b, let rel)?: base = URLBase(base: b, relative: rel)
+                case .string(let s, _)?: base = URLBase(base: nil, relative: s)
+                default: throw .malformed(uid: uid, "NS.base is not a URL")
+                }
+            }
+            return .url(base: base, relative: relative)
+        case .list(let kind, let refs):
+            var items: [ArchiveValue] = []
+            items.reserveCapacity(refs.count)
+            for r in refs { items.append(try value(r) ?? .null) }
+            switch kind {
+            case .array(let mutable): return .array(items, mutable: mutable)
+            case .set(let mutable): return .set(items, mutable: mutable)
+            case .orderedSet(let mutable): return .orderedSet(items, mutable: mutable)
+            }
+        case .dictionary(let keyRefs, let valueRefs, let mutable):
+            var entries: [ArchiveEntry] = []
+            entries.reserveCapacity(keyRefs.count)
+            for (k, v) in zip(keyRefs, valueRefs) {
+                entries.append(ArchiveEntry(key: try value(k) ?? .null, value: try value(v) ?? .null))
+            }
+            return .dictionary(entries, mutable: mutable)
+        case .object(let chain, let fields):
+            let object = ArchiveObject(classChain: chain)
+            object.archiveUID = uid
+            done[Int(uid)] = .object(object)
+            var decoded: [PlistKey: ArchiveValue] = [:]
+            decoded.reserveCapacity(fields.count)
+            for (key, raw) in fields where key.string != "$class" {
+                if case .uid(let ref) = raw {
+                    if let v = try value(ref) { decoded[key] = v }
+                } else {
+                    decoded[key] = try inlineValue(raw, owner: uid)
+                    object.inlineKeys.insert(key)
+                }
+            }
+            object.fields = decoded
+            return .object(object)
+        }
+    }
+
+    /// What an entry of `$objects` holds, with what it refers to as UIDs: the one
+    /// reading of Foundation's classes, shared by the decoder and the graph form.
+    enum Shape {
+        enum ListKind { case array(Bool), set(Bool), orderedSet(Bool) }
+        /// A value that refers to nothing: a string, number, data, date, `NSNull`, `NSUUID`.
+        case leaf(ArchiveValue)
+        /// `NSURL`: its relative string and the UID of its base (0: none).
+        case url(relative: String, base: UInt64)
+        /// An array, set or ordered set: its members' UIDs (never 0).
+        case list(ListKind, [UInt64])
+        /// A dictionary: its keys' and values' UIDs (never 0), as many of each.
+        case dictionary(keys: [UInt64], values: [UInt64], mutable: Bool)
+        /// An object of any other class: its class chain and its fields as stored.
+        case object([String], [PlistKey: PlistValue])
+    }
+
+    /// The shape of the entry `uid` (not 0, in range).
+    mutating func shape(_ uid: UInt64) throws(KeyedArchiveError) -> Shape {
+        switch objects[Int(uid)] {
+        case .string(let s): return .leaf(.string(s))
+        case .integer(let n): return .leaf(.integer(n))
+        case .real(let r): return .leaf(.real(r))
+        case .bool(let b): return .leaf(.bool(b))
+        case .data(let d): return .leaf(.data(d))
+        case .date(let d): return .leaf(.date(d))
         case .uid: throw .malformed(uid: uid, "a UID where an object was expected")
         case .array: throw .malformed(uid: uid, "an array where an object was expected")
         case .dictionary(let fields):
             guard let classRef = fields["$class"] else { throw .malformed(uid: uid, "a dictionary without $class") }
             guard case .uid(let classUID) = classRef else { throw .malformed(uid: uid, "$class is a \(classRef.typeName), not a UID") }
             let chain = try classChain(classUID, of: uid)
-            return try decodeObject(uid, chain, fields)
+            return try objectShape(uid, chain, fields)
         }
     }
+
+    /// The number of entries in `$objects`.
+    var objectCount: Int { objects.count }
+
+    /// The `$top` entries as stored.
+    var top: [PlistKey: PlistValue] { topEntries }
 
     /// The class chain of the class record at `classUID`.
     private mutating func classChain(_ classUID: UInt64, of uid: UInt64) throws(KeyedArchiveError) -> [String] {
@@ -115,66 +187,54 @@ struct ArchiveReader {
         return chain
     }
 
-    private mutating func decodeObject(_ uid: UInt64, _ chain: [String], _ fields: [PlistKey: PlistValue]) throws(KeyedArchiveError) -> ArchiveValue {
+    private mutating func objectShape(_ uid: UInt64, _ chain: [String], _ fields: [PlistKey: PlistValue]) throws(KeyedArchiveError) -> Shape {
         let name = chain[0]
         switch name {
         case "NSString", "NSMutableString":
-            return .string(try string(fields, "NS.string", uid), mutable: name == "NSMutableString")
+            return .leaf(.string(try string(fields, "NS.string", uid), mutable: name == "NSMutableString"))
         case "NSData", "NSMutableData":
             let key = fields["NS.data"] != nil ? "NS.data" : "NS.bytes"
-            return .data(try data(fields, key, uid), mutable: name == "NSMutableData")
+            return .leaf(.data(try data(fields, key, uid), mutable: name == "NSMutableData"))
         case "NSDate":
             switch fields["NS.time"] {
-            case .real(let t)?: return .date(PlistDate(secondsSinceReferenceDate: t))
-            case .integer(let t)?: return .date(PlistDate(secondsSinceReferenceDate: Double(t)))
+            case .real(let t)?: return .leaf(.date(PlistDate(secondsSinceReferenceDate: t)))
+            case .integer(let t)?: return .leaf(.date(PlistDate(secondsSinceReferenceDate: Double(t))))
             default: throw .malformed(uid: uid, "NSDate without an NS.time number")
             }
         case "NSNull":
-            return .null
+            return .leaf(.null)
         case "NSUUID":
             let bytes = try data(fields, "NS.uuidbytes", uid)
             guard bytes.count == 16 else { throw .malformed(uid: uid, "NS.uuidbytes holds \(bytes.count) bytes, not 16") }
-            return .uuid(bytes)
+            return .leaf(.uuid(bytes))
         case "NSURL":
-            return try url(uid, fields)
+            let relative = try string(fields, "NS.relative", uid)
+            if case .uid(let r)? = fields["NS.base"] {
+                guard r < UInt64(objects.count) else { throw .referenceOutOfRange(uid: r, objectCount: objects.count) }
+                return .url(relative: relative, base: r)
+            }
+            return .url(relative: relative, base: 0)
         case "NSArray", "NSMutableArray":
-            return .array(try members(fields, "NS.objects", uid), mutable: name == "NSMutableArray")
+            return .list(.array(name == "NSMutableArray"), try members(fields, "NS.objects", uid))
         case "NSSet", "NSMutableSet":
-            return .set(try members(fields, "NS.objects", uid), mutable: name == "NSMutableSet")
+            return .list(.set(name == "NSMutableSet"), try members(fields, "NS.objects", uid))
         case "NSOrderedSet", "NSMutableOrderedSet":
-            var items: [ArchiveValue] = []
+            var items: [UInt64] = []
             var k = 0
             while k < fields.count, let ref = fields[PlistKey("NS.object.\(k)")] {
                 items.append(try member(ref, uid))
                 k += 1
             }
-            return .orderedSet(items, mutable: name == "NSMutableOrderedSet")
+            return .list(.orderedSet(name == "NSMutableOrderedSet"), items)
         case "NSDictionary", "NSMutableDictionary":
             let keys = try members(fields, "NS.keys", uid)
             let values = try members(fields, "NS.objects", uid)
             guard keys.count == values.count else {
                 throw .malformed(uid: uid, "NS.keys has \(keys.count) entries and NS.objects \(values.count)")
             }
-            var entries: [ArchiveEntry] = []
-            entries.reserveCapacity(keys.count)
-            for (k, v) in zip(keys, values) { entries.append(ArchiveEntry(key: k, value: v)) }
-            return .dictionary(entries, mutable: name == "NSMutableDictionary")
+            return .dictionary(keys: keys, values: values, mutable: name == "NSMutableDictionary")
         default:
-            let object = ArchiveObject(classChain: chain)
-            object.archiveUID = uid
-            done[Int(uid)] = .object(object)
-            var decoded: [PlistKey: ArchiveValue] = [:]
-            decoded.reserveCapacity(fields.count)
-            for (key, raw) in fields where key.string != "$class" {
-                if case .uid(let ref) = raw {
-                    if let v = try value(ref) { decoded[key] = v }
-                } else {
-                    decoded[key] = try inlineValue(raw, owner: uid)
-                    object.inlineKeys.insert(key)
-                }
-            }
-            object.fields = decoded
-            return .object(object)
+            return .object(chain, fields)
         }
     }
 
@@ -200,16 +260,17 @@ struct ArchiveReader {
         }
     }
 
-    private mutating func member(_ ref: PlistValue, _ uid: UInt64) throws(KeyedArchiveError) -> ArchiveValue {
+    private func member(_ ref: PlistValue, _ uid: UInt64) throws(KeyedArchiveError) -> UInt64 {
         guard case .uid(let r) = ref else { throw .malformed(uid: uid, "a collection member that is a \(ref.typeName), not a UID") }
-        guard let v = try value(r) else { throw .malformed(uid: uid, "a collection holds $null") }
-        return v
+        guard r != 0 else { throw .malformed(uid: uid, "a collection holds $null") }
+        guard r < UInt64(objects.count) else { throw .referenceOutOfRange(uid: r, objectCount: objects.count) }
+        return r
     }
 
-    private mutating func members(_ fields: [PlistKey: PlistValue], _ key: String, _ uid: UInt64) throws(KeyedArchiveError) -> [ArchiveValue] {
+    private func members(_ fields: [PlistKey: PlistValue], _ key: String, _ uid: UInt64) throws(KeyedArchiveError) -> [UInt64] {
         guard let raw = fields[key] else { throw .malformed(uid: uid, "no \(key)") }
         guard case .array(let refs) = raw else { throw .malformed(uid: uid, "\(key) is a \(raw.typeName), not an array") }
-        var out: [ArchiveValue] = []
+        var out: [UInt64] = []
         out.reserveCapacity(refs.count)
         for ref in refs { out.append(try member(ref, uid)) }
         return out
@@ -234,18 +295,5 @@ struct ArchiveReader {
         default: break
         }
         throw .malformed(uid: uid, "\(key) is missing or not data")
-    }
-
-    private mutating func url(_ uid: UInt64, _ fields: [PlistKey: PlistValue]) throws(KeyedArchiveError) -> ArchiveValue {
-        let relative = try string(fields, "NS.relative", uid)
-        var base: URLBase?
-        if case .uid(let r)? = fields["NS.base"], r != 0 {
-            switch try value(r) {
-            case .url(let b, let rel)?: base = URLBase(base: b, relative: rel)
-            case .string(let s, _)?: base = URLBase(base: nil, relative: s)
-            default: throw .malformed(uid: uid, "NS.base is not a URL")
-            }
-        }
-        return .url(base: base, relative: relative)
     }
 }

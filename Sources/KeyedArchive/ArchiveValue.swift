@@ -45,6 +45,10 @@ public indirect enum ArchiveValue: Hashable, @unchecked Sendable {
     /// A reference to a Foundation collection still being decoded (a cycle
     /// through collections only): the collection's UID in the archive.
     case reference(UInt64)
+    /// A Foundation collection, string or data that is one entry of the archive
+    /// wherever it is reached (the graph form's `{"$id": N, "$value": …}`): the
+    /// encoder writes it once, and a collection may hold itself through it.
+    case shared(SharedValue)
 
     /// The Foundation class name this value is archived under.
     public var className: String {
@@ -62,6 +66,7 @@ public indirect enum ArchiveValue: Hashable, @unchecked Sendable {
         case .url: return "NSURL"
         case .object(let o): return o.className
         case .reference: return "reference"
+        case .shared(let box): return box.value.className
         }
     }
 
@@ -76,6 +81,18 @@ public indirect enum ArchiveValue: Hashable, @unchecked Sendable {
         if case .object(let o) = self { return o }
         return nil
     }
+}
+
+/// A value shared by identity (``ArchiveValue/shared(_:)``): equality is identity.
+public final class SharedValue: Hashable, @unchecked Sendable {
+    public var value: ArchiveValue
+
+    public init(_ value: ArchiveValue) {
+        self.value = value
+    }
+
+    public static func == (a: SharedValue, b: SharedValue) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// A base URL: `NSURL`'s `NS.base`, itself a URL.

@@ -76,6 +76,21 @@ struct ArchiveWriter {
         case .object(let object):
             if let uid = written[ObjectIdentifier(object)] { return uid }
             return try nested { (w: inout ArchiveWriter) throws(KeyedArchiveError) -> UInt64 in try w.write(object) }
+        case .shared(let box):
+            if let uid = written[ObjectIdentifier(box)] { return uid }
+            switch box.value {
+            case .array, .set, .orderedSet, .dictionary:
+                // The slot is the box's before its members are written: a member may lead back to it.
+                return try nested { (w: inout ArchiveWriter) throws(KeyedArchiveError) -> UInt64 in
+                    try w.writeFoundation(box.value, sharedAs: ObjectIdentifier(box))
+                }
+            case .shared:
+                throw .unrepresentable("a shared value that is only another shared value")
+            default:
+                let uid = try nested { (w: inout ArchiveWriter) throws(KeyedArchiveError) -> UInt64 in try w.reference(box.value) }
+                written[ObjectIdentifier(box)] = uid
+                return uid
+            }
         default:
             return try nested { (w: inout ArchiveWriter) throws(KeyedArchiveError) -> UInt64 in try w.writeFoundation(value) }
         }
@@ -151,8 +166,9 @@ struct ArchiveWriter {
         "NSURL": ["NSURL", "NSObject"],
     ]
 
-    private mutating func writeFoundation(_ value: ArchiveValue) throws(KeyedArchiveError) -> UInt64 {
+    private mutating func writeFoundation(_ value: ArchiveValue, sharedAs box: ObjectIdentifier? = nil) throws(KeyedArchiveError) -> UInt64 {
         let slot = reserve()
+        if let box { written[box] = UInt64(slot) }
         var record: [PlistKey: PlistValue] = [:]
         switch value {
         case .null: break
@@ -172,7 +188,7 @@ struct ArchiveWriter {
         case .dictionary(let entries, _):
             record["NS.keys"] = .array(try refs(entries.map(\.key)))
             record["NS.objects"] = .array(try refs(entries.map(\.value)))
-        case .bool, .integer, .real, .object, .reference:
+        case .bool, .integer, .real, .object, .reference, .shared:
             throw .unrepresentable("\(value.className) as a Foundation object")
         }
         record["$class"] = .uid(classRecord(Self.chains[value.className] ?? [value.className, "NSObject"]))

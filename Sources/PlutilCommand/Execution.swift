@@ -36,7 +36,7 @@ extension Invocation {
         case .print:
             var (value, _) = try parse(bytes)
             if unarchive { value = try Unarchiving.graph(value) }
-            console.out(Formatting.printed(value))
+            console.out(Formatting.printed(value, forTerminal: console.outputIsTerminal))
         case .convert(let format):
             var (value, _) = try parse(bytes)
             if unarchive { value = try Unarchiving.graph(value) }
@@ -54,11 +54,11 @@ extension Invocation {
             try write(edited, format: format, source: path, keyPath: keyPath, console: console)
         case .extract(let keyPath, let format, let expect):
             let (value, _) = try parse(bytes)
-            guard var found = keyPath.value(in: value) else {
+            let found = unarchive ? try Unarchiving.value(at: keyPath, in: value) : keyPath.value(in: value)
+            guard let found else {
                 throw .message("Could not extract value, error: No value at that key path or invalid key path: \(keyPath.text)")
             }
             try check(found, keyPath, expect)
-            if unarchive { found = try Unarchiving.graph(found) }
             try write(found, format: format, source: path, keyPath: keyPath, console: console)
         case .type(let keyPath, let expect):
             let (value, _) = try parse(bytes)
@@ -121,7 +121,7 @@ extension Invocation {
             switch format {
             case .xml: bytes = try PlistCodec.encode(value, format: .xml)
             case .binary: bytes = try PlistCodec.encode(value, format: .binary)
-            case .json: bytes = try Formatting.json(value, readable: readable)
+            case .json: bytes = try Formatting.json(value, readable: readable, fragments: unarchive)
             case .swift: bytes = Array(try Formatting.swiftLiteral(value, sourcePath: source).utf8)
             case .objc: bytes = Array(try Formatting.objcLiteral(value, sourcePath: source, outputPath: destination).utf8)
             case .raw: bytes = Array(Formatting.raw(value).utf8)

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// The text forms `plutil` writes: `-p`'s listing, Foundation's JSON,
@@ -140,31 +141,33 @@ enum Formatting {
     // MARK: - -p
 
     /// The listing of `-p`: dictionaries as `"key" => value` sorted, arrays as `index => value`.
-    static func printed(_ value: PlistValue) -> String {
+    /// For a terminal (`forTerminal`), control characters in keys and strings are
+    /// escaped (`\u001b`): a file cannot send the terminal an escape sequence.
+    static func printed(_ value: PlistValue, forTerminal: Bool = false) -> String {
         var out = ""
-        printed(value, indent: 2, into: &out)
+        printed(value, indent: 2, shown: forTerminal ? { FileNames.escaped($0, notation: .terminal) } : { $0 }, into: &out)
         return out
     }
 
-    private static func printed(_ value: PlistValue, indent: Int, into out: inout String) {
+    private static func printed(_ value: PlistValue, indent: Int, shown: (String) -> String, into out: inout String) {
         let inner = String(repeating: " ", count: indent)
         let outer = String(repeating: " ", count: indent - 2)
         switch value {
         case .dictionary(let d):
             out += "{\n"
             for key in sortedKeys(d) {
-                out += inner + "\"" + key.string + "\" => "
-                printed(d[key]!, indent: indent + 2, into: &out)
+                out += inner + "\"" + shown(key.string) + "\" => "
+                printed(d[key]!, indent: indent + 2, shown: shown, into: &out)
             }
             out += outer + "}\n"
         case .array(let a):
             out += "[\n"
             for (i, item) in a.enumerated() {
                 out += inner + "\(i) => "
-                printed(item, indent: indent + 2, into: &out)
+                printed(item, indent: indent + 2, shown: shown, into: &out)
             }
             out += outer + "]\n"
-        case .string(let s): out += "\"" + s + "\"\n"
+        case .string(let s): out += "\"" + shown(s) + "\"\n"
         case .integer(let n): out += "\(n)\n"
         case .real(let r): out += real(r) + "\n"
         case .bool(let b): out += b ? "true\n" : "false\n"
@@ -178,13 +181,12 @@ enum Formatting {
 
     /// Foundation's JSON of a value: compact, or indented by two with `" : "`
     /// and keys sorted when `readable`. Only arrays and dictionaries of strings,
-    /// numbers and booleans can be written.
-    static func json(_ value: PlistValue, readable: Bool) throws(PlutilError) -> [UInt8] {
-        guard case .array = value, true else {
-            if case .dictionary = value {} else { throw .message("Invalid object in plist for JSON format") }
-            var out: [UInt8] = []
-            try json(value, readable: readable, indent: 0, into: &out)
-            return out
+    /// numbers and booleans can be written; a string, number or boolean alone
+    /// too when `fragments` (a graph form's root may be one).
+    static func json(_ value: PlistValue, readable: Bool, fragments: Bool = false) throws(PlutilError) -> [UInt8] {
+        switch value {
+        case .array, .dictionary: break
+        default: if !fragments { throw .message("Invalid object in plist for JSON format") }
         }
         var out: [UInt8] = []
         try json(value, readable: readable, indent: 0, into: &out)

@@ -41,19 +41,24 @@ struct KeyPath {
     func value(in root: PlistValue) -> PlistValue? {
         var current = root
         for component in components {
-            guard !component.isEmpty else { return nil }
-            switch current {
-            case .dictionary(let d):
-                guard let next = d[component] else { return nil }
-                current = next
-            case .array(let a):
-                guard let i = Self.index(component), a.indices.contains(i) else { return nil }
-                current = a[i]
-            default:
-                return nil
-            }
+            guard let next = Self.step(component, in: current) else { return nil }
+            current = next
         }
         return current
+    }
+
+    /// The value one component names in `value` (a key, or an index into an array), or `nil`.
+    static func step(_ component: String, in value: PlistValue) -> PlistValue? {
+        guard !component.isEmpty else { return nil }
+        switch value {
+        case .dictionary(let d):
+            return d[component]
+        case .array(let a):
+            guard let i = index(component), a.indices.contains(i) else { return nil }
+            return a[i]
+        default:
+            return nil
+        }
     }
 
     /// `root` without the value at this path; `nil` when the path is the whole (empty) path.
