@@ -69,6 +69,30 @@ func archivePlist(objects: [PlistValue], top: [PlistKey: PlistValue] = ["root": 
     .dictionary(["$archiver": archiver, "$version": version, "$top": .dictionary(top), "$objects": .array(objects)])
 }
 
+/// A graph form with its ids numbered 1, 2, … in the order they first appear
+/// (keys in sorted order): two forms of one graph compare equal.
+func normalizedIDs(_ form: PlistValue) -> PlistValue {
+    var numbers: [Int128: Int128] = [:]
+    func number(_ id: Int128) -> Int128 {
+        if let n = numbers[id] { return n }
+        numbers[id] = Int128(numbers.count + 1)
+        return numbers[id]!
+    }
+    func walk(_ v: PlistValue) -> PlistValue {
+        switch v {
+        case .array(let items): return .array(items.map(walk))
+        case .dictionary(let d):
+            var out: [PlistKey: PlistValue] = [:]
+            for key in d.keys.sorted() {
+                if key == "$id" || key == "$ref", case .integer(let id) = d[key]! { out[key] = .integer(number(id)) } else { out[key] = walk(d[key]!) }
+            }
+            return .dictionary(out)
+        default: return v
+        }
+    }
+    return walk(form)
+}
+
 func classRecord(_ names: String...) -> PlistValue {
     .dictionary(["$classname": .string(names[0]), "$classes": .array(names.map { .string($0) })])
 }
@@ -222,15 +246,131 @@ func classRecord(_ names: String...) -> PlistValue {
         #expect(throws: KeyedArchiveError.tooDeep(limit: KeyedArchive.maximumDepth)) { try KeyedArchive.decode(nested) }
     }
 
-    @Test func sharingThatDoublesAtEachLevelStaysLinearToDecodeAndIsBoundedToShow() throws {
-        // Each array holds the next one twice: 60 levels would be 2^60 values written out.
-        var objects: [PlistValue] = [.string("$null"), classRecord("NSArray", "NSObject")]
-        for k in 0..<60 { objects.append(.dictionary(["$class": .uid(1), "NS.objects": .array(k < 59 ? [.uid(UInt64(k + 3)), .uid(UInt64(k + 3))] : [])])) }
-        let bytes = try PlistCodec.encode(archivePlist(objects: objects, top: ["root": .uid(2)]), format: .binary)
-        let archive = try KeyedArchive.decode(bytes)
-        // The bound is the same code at any size; a small one keeps the test quick.
-        #expect(throws: KeyedArchiveError.tooLarge(limit: 100_000)) { try KeyedArchiveGraphForm.value(of: archive, maximumValues: 100_000) }
-        #expect(throws: KeyedArchiveError.tooLarge(limit: 100_000)) { try archive.plist(maximumValues: 100_000) }
+    /// Objects that each hold the next one twice, `levels` deep, as raw archive bytes.
+    static func doublingArchive(levels: Int, arrays: Bool) throws -> [UInt8] {
+        var objects: [PlistValue] = [.string("$null"), arrays ? classRecord("NSArray", "NSObject") : classRecord("Node", "NSObject")]
+        for k in 0..<levels {
+            let next: PlistValue = .uid(k < levels - 1 ? UInt64(k + 3) : 0)
+            if arrays {
+                objects.append(.dictionary(["$class": .uid(1), "NS.objects": .array(k < levels - 1 ? [next, next] : [])]))
+            } else {
+                objects.append(.dictionary(["$class": .uid(1), "a": next, "b": next]))
+            }
+        }
+        return try PlistCodec.encode(archivePlist(objects: objects, top: ["root": .uid(2)]), format: .binary)
+    }
+
+    @Test(arguments: [false, true])
+    func sharingThatDoublesAtEachLevelIsShownOnceAndComesBackShared(arrays: Bool) throws {
+        // 40 levels would be 2^40 values written out in full.
+        let bytes = try Self.doublingArchive(levels: 40, arrays: arrays)
+        let form = try KeyedArchiveGraphForm.value(ofArchive: try PlistCodec.decode(bytes))
+        let json = try PlistCodec.encode(form, format: .xml)
+        #expect(json.count < 40_000, "\(json.count) bytes")
+        // The second reference to level 2 (UID 3) is a reference to its first showing.
+        if arrays {
+            let items = try #require(form.arrayValue)
+            #expect(items[0].dictionaryValue?["$id"] == .integer(3) && items[0].dictionaryValue?["$value"] != nil)
+            #expect(items[1] == .dictionary(["$ref": .integer(3)]))
+        } else {
+            let level1 = try #require(form.dictionaryValue)
+            #expect(level1["a"]?.dictionaryValue?["$id"] == .integer(3))
+            #expect(level1["b"] == .dictionary(["$ref": .integer(3)]))
+        }
+        // Back to an archive: one entry per level, as the archive had.
+        let again = try KeyedArchiveGraphForm.archive(of: form).plist()
+        let objects = try #require(again.dictionaryValue?["$objects"]?.arrayValue)
+        #expect(objects.count == 42, "\(objects.count) objects")
+        #expect(normalizedIDs(try KeyedArchiveGraphForm.value(ofArchive: again)) == normalizedIDs(form))
+    }
+
+    @Test func aSharedArrayAndACycleThroughArraysSurviveTheForm() throws {
+        // root: [shared, shared, self-holding]; the third array holds itself.
+        let objects: [PlistValue] = [
+            .string("$null"), classRecord("NSArray", "NSObject"),
+            .dictionary(["$class": .uid(1), "NS.objects": .array([.uid(3), .uid(3), .uid(5)])]),
+            .dictionary(["$class": .uid(1), "NS.objects": .array([.uid(4)])]),
+            .string("x"),
+            .dictionary(["$class": .uid(1), "NS.objects": .array([.uid(5)])]),
+        ]
+        let plist = archivePlist(objects: objects, top: ["root": .uid(2)])
+        let form = try KeyedArchiveGraphForm.value(ofArchive: plist)
+        #expect(form == .array([
+            .dictionary(["$id": .integer(3), "$value": .array([.string("x")])]),
+            .dictionary(["$ref": .integer(3)]),
+            .dictionary(["$id": .integer(5), "$value": .array([.dictionary(["$ref": .integer(5)])])]),
+        ]))
+        let back = try KeyedArchiveGraphForm.archive(of: form).plist()
+        #expect(try #require(back.dictionaryValue?["$objects"]?.arrayValue).count == objects.count)
+        #expect(normalizedIDs(try KeyedArchiveGraphForm.value(ofArchive: back)) == normalizedIDs(form))
+    }
+
+    @Test func aReferenceMayComeBeforeItsFirstShowing() throws {
+        // Key order of another writer may put the $ref first: it still names the object.
+        let form = PlistValue.dictionary([
+            "$class": .string("Pair"),
+            "a": .dictionary(["$ref": .integer(7)]),
+            "b": .dictionary(["$class": .string("Leaf"), "$id": .integer(7), "back": .dictionary(["$ref": .integer(7)])]),
+        ])
+        let root = try #require(try KeyedArchiveGraphForm.archive(of: form).root?.objectValue)
+        let a = try #require(root.fields["a"]?.objectValue), b = try #require(root.fields["b"]?.objectValue)
+        #expect(a === b && b.fields["back"]?.objectValue === b)
+        #expect(throws: KeyedArchiveError.self) { try KeyedArchiveGraphForm.archive(of: .dictionary(["$ref": .integer(1)])) }
+        let twice = PlistValue.array([.dictionary(["$class": .string("A"), "$id": .integer(1)]), .dictionary(["$class": .string("A"), "$id": .integer(1)])])
+        #expect(throws: KeyedArchiveError.self) { try KeyedArchiveGraphForm.archive(of: twice) }
+    }
+
+    @Test func aLongSharedStringIsShownOnceAndAShortOneEachTime() throws {
+        let long = String(repeating: "y", count: 100)
+        let objects: [PlistValue] = [
+            .string("$null"), classRecord("NSArray", "NSObject"),
+            .dictionary(["$class": .uid(1), "NS.objects": .array([.uid(3), .uid(3), .uid(4), .uid(4)])]),
+            .string("short"), .string(long),
+        ]
+        let form = try KeyedArchiveGraphForm.value(ofArchive: archivePlist(objects: objects, top: ["root": .uid(2)]))
+        #expect(form == .array([.string("short"), .string("short"),
+                                .dictionary(["$id": .integer(4), "$value": .string(long)]), .dictionary(["$ref": .integer(4)])]))
+        let back = try KeyedArchiveGraphForm.archive(of: form)
+        #expect(back.root == .array([.string("short"), .string("short"), .string(long), .string(long)])
+                || { if case .array(let items, _)? = back.root, case .shared = items[2] { return true }; return false }())
+    }
+
+    @Test func aURLWithABaseIsShownAsTheURLItDenotes() throws {
+        let swift = ArchiveValue.url(base: URLBase(base: nil, relative: "https://www.swift.org"), relative: "index.xml")
+        let form = try KeyedArchiveGraphForm.value(of: KeyedArchive(root: swift))
+        #expect(form == .string("https://www.swift.org/index.xml"))
+        // RFC 3986, section 5.4: the base http://a/b/c/d;p?q.
+        let base = URLBase(base: nil, relative: "http://a/b/c/d;p?q")
+        let examples: [(String, String)] = [
+            ("g:h", "g:h"), ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"), ("//g", "http://g"), ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"),
+            ("#s", "http://a/b/c/d;p?q#s"), ("g#s", "http://a/b/c/g#s"), (";x", "http://a/b/c/;x"), ("", "http://a/b/c/d;p?q"),
+            (".", "http://a/b/c/"), ("./", "http://a/b/c/"), ("..", "http://a/b/"), ("../g", "http://a/b/g"),
+            ("../..", "http://a/"), ("../../g", "http://a/g"), ("../../../g", "http://a/g"), ("/./g", "http://a/g"),
+            ("g.", "http://a/b/c/g."), ("..g", "http://a/b/c/..g"), ("./../g", "http://a/b/g"), ("g/../h", "http://a/b/c/h"),
+            ("g;x=1/../y", "http://a/b/c/y"), ("g?y/./x", "http://a/b/c/g?y/./x"), ("g#s/../x", "http://a/b/c/g#s/../x"),
+        ]
+        for (relative, expected) in examples {
+            #expect(KeyedArchiveGraphForm.urlString(base: base, relative: relative) == expected, "\(relative)")
+        }
+        // A base that is itself relative to another.
+        let nested = URLBase(base: URLBase(base: nil, relative: "https://example.com/a/"), relative: "b/")
+        #expect(KeyedArchiveGraphForm.urlString(base: nested, relative: "c.txt") == "https://example.com/a/b/c.txt")
+    }
+
+    @Test func controlCharactersFromAnArchiveAreEscapedInErrors() throws {
+        let plist = archivePlist(objects: [.string("$null")], archiver: .string("NS\u{1B}]0;owned\u{07}Keyed"))
+        #expect(throws: KeyedArchiveError.self) { try KeyedArchive.decode(plist: plist) }
+        do { _ = try KeyedArchive.decode(plist: plist) } catch {
+            #expect(error.description == "unsupported archiver \"NS\\x1B]0;owned\\x07Keyed\" (only NSKeyedArchiver archives can be read)")
+        }
+        // A class name in a message of the graph form.
+        let objects: [PlistValue] = [.string("$null"), classRecord("NSDictionary", "NSObject"),
+                                     .dictionary(["$class": .uid(1), "NS.keys": .array([.uid(3)]), "NS.objects": .array([.uid(3)])]),
+                                     .dictionary(["$class": .uid(4)]), classRecord("Evil\u{1B}[2J", "NSObject")]
+        do { _ = try KeyedArchiveGraphForm.value(ofArchive: archivePlist(objects: objects, top: ["root": .uid(2)])); Issue.record("shown") } catch {
+            #expect(error.description.contains("Evil\\x1B[2J") && !error.description.contains("\u{1B}"), "\(error)")
+        }
     }
 
     @Test func aCountFieldThatClaimsBillionsIsOnlyAField() throws {

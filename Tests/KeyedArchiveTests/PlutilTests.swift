@@ -200,7 +200,9 @@ import Testing
         // A preference file holding an archive as data: -extract … -unarchive shows the graph.
         let archived = try KeyedArchive(root: .url(base: nil, relative: "https://example.com/")).encode()
         try Data(try PlistCodec.encode(.dictionary(["link": .data(archived)]), format: .binary)).write(to: URL(fileURLWithPath: dir + "/prefs.plist"))
-        #expect(Self.run(["-extract", "link", "json", "-unarchive", "-o", "-", "@prefs.plist"], in: dir).status == 1)  // a string is no JSON document
+        // The graph form's JSON may hold a scalar root (Schemas/keyed-archive.md).
+        #expect(Self.run(["-extract", "link", "json", "-unarchive", "-o", "-", "@prefs.plist"], in: dir).out == "\"https:\\/\\/example.com\\/\"")
+        #expect(Self.run(["-extract", "link", "json", "-o", "-", "@prefs.plist"], in: dir).status == 1)  // data is no JSON
         #expect(Self.run(["-extract", "link", "xml1", "-unarchive", "-o", "-", "@prefs.plist"], in: dir).out.contains("<string>https://example.com/</string>"))
         #expect(Self.run(["-p", "@prefs.plist"], in: dir).out.contains("\"link\" => {length = "))
         // Hostile: an archive whose root is out of range.
@@ -209,6 +211,64 @@ import Testing
         let r = Self.run(["-p", "-unarchive", "@bad.archive"], in: dir)
         #expect(r.status == 1 && r.err == "\(dir)/bad.archive: invalid object reference: UID 1 is out of range ($objects has 1 entries)\n")
         #expect(Self.run(["-p", "-archive", "@bad.archive"], in: dir).err == "-archive is used only with -convert binary1|xml1.\n")
+    }
+
+    @Test func extractUnarchiveWalksTheObjectGraph() throws {
+        let dir = try Self.scratch()
+        defer { ScratchDirectory.remove(dir) }
+        let wolf = ScaryBugData(title: "Wolf", rating: 5)
+        let folder = Folder(name: "Scary", bugs: [wolf, ScaryBugData(title: "Moth", rating: 1), wolf], favourite: wolf)
+        try Data(try KeyedArchiver.archivedData(withRootObject: folder)).write(to: URL(fileURLWithPath: dir + "/f.archive"))
+        #expect(Self.run(["-extract", "bugs.1.Title", "raw", "-unarchive", "@f.archive"], in: dir).out == "Moth\n")
+        // bugs.2 is a reference to bugs.0's showing: the path follows it.
+        #expect(Self.run(["-extract", "bugs.2.Title", "raw", "-unarchive", "@f.archive"], in: dir).out == "Wolf\n")
+        #expect(Self.run(["-extract", "favourite.Rating", "raw", "-unarchive", "@f.archive"], in: dir).out == "5.000000\n")
+        // Inside a preference file, through the data that holds the archive.
+        try Data(try PlistCodec.encode(.dictionary(["doc": .data(try KeyedArchiver.archivedData(withRootObject: folder))]), format: .binary))
+            .write(to: URL(fileURLWithPath: dir + "/prefs.plist"))
+        #expect(Self.run(["-extract", "doc.bugs.2.Title", "raw", "-unarchive", "@prefs.plist"], in: dir).out == "Wolf\n")
+        #expect(Self.run(["-extract", "doc.bugs.7", "raw", "-unarchive", "@prefs.plist"], in: dir).status == 1)
+    }
+
+    @Test func convertJSONUnarchiveOfAStringOrURLRoot() throws {
+        let dir = try Self.scratch()
+        defer { ScratchDirectory.remove(dir) }
+        let url = ArchiveValue.url(base: URLBase(base: nil, relative: "https://www.swift.org"), relative: "index.xml")
+        try Data(try KeyedArchive(root: url).encode()).write(to: URL(fileURLWithPath: dir + "/u.archive"))
+        try Data(try KeyedArchive(root: .string("text")).encode()).write(to: URL(fileURLWithPath: dir + "/s.archive"))
+        let u = Self.run(["-convert", "json", "-unarchive", "-o", "-", "@u.archive"], in: dir)
+        #expect(u.status == 0 && u.out == "\"https:\\/\\/www.swift.org\\/index.xml\"", "\(u)")
+        #expect(Self.run(["-convert", "json", "-unarchive", "-o", "-", "@s.archive"], in: dir).out == "\"text\"")
+    }
+
+    @Test func controlCharactersReachATerminalOnlyEscaped() throws {
+        let dir = try Self.scratch()
+        defer { ScratchDirectory.remove(dir) }
+        let hostile = "\u{1B}[2J\u{07}\u{00}\r\u{7F}\u{9B}1m"
+        let object = ArchiveObject(className: "Evil" + hostile, fields: [PlistKey("k" + hostile): .string("v" + hostile)])
+        try Data(try KeyedArchive(root: .object(object)).encode()).write(to: URL(fileURLWithPath: dir + "/e.archive"))
+        try Data(try PlistCodec.encode(.dictionary([PlistKey("k" + hostile): .string("v" + hostile)]), format: .binary))
+            .write(to: URL(fileURLWithPath: dir + "/e.plist"))
+        let escaped = "\\u001b[2J\\u0007\\u0000\\u000d\\u007f\\u009b1m"
+        for args in [["-p", "-unarchive", "@e.archive"], ["-p", "@e.plist"]] {
+            let console = CapturingConsole()
+            console.outputIsTerminal = true
+            #expect(PlutilCommand.run(args.map { $0.replacingOccurrences(of: "@", with: dir + "/") }, console: console) == 0)
+            let out = console.standardOutputBytes
+            #expect(!out.contains(0x1B) && !out.contains(0x07) && !out.contains(0) && !out.contains(0x0D) && !out.contains(0x7F), "\(console.standardOutput)")
+            #expect(console.standardOutput.contains("\"k\(escaped)\" => \"v\(escaped)\""), "\(console.standardOutput)")
+            // Into a pipe or a file, -p writes the text as it is.
+            #expect(Self.run(args, in: dir).out.contains("\"v" + hostile + "\""))
+        }
+        let console = CapturingConsole()
+        console.outputIsTerminal = true
+        _ = PlutilCommand.run(["-p", "-unarchive", dir + "/e.archive"], console: console)
+        #expect(console.standardOutput.contains("\"$class\" => \"Evil\(escaped)\""))
+        // An error names a hostile $archiver escaped, wherever it goes.
+        let bad = archivePlist(objects: [.string("$null")], archiver: .string("NS\u{1B}]0;owned\u{07}"))
+        try Data(try PlistCodec.encode(bad, format: .binary)).write(to: URL(fileURLWithPath: dir + "/bad.archive"))
+        let r = Self.run(["-p", "-unarchive", "@bad.archive"], in: dir)
+        #expect(r.status == 1 && r.err.contains("unsupported archiver \"NS\\x1B]0;owned\\x07\"") && !r.err.contains("\u{1B}"), "\(r.err)")
     }
 
     @Test func helpGoesToStandardOutputWithStatusZero() throws {
