@@ -24,7 +24,7 @@ extension AppHomeCommand {
             let status = try wrap { try engine.status() }
             console.out("this device: \(status.device)\n")
             console.out("sync folder: \(status.folder ?? "(not set up: apphome sync setup FOLDER)")\n")
-            for log in status.logs { console.out("log \(log.name): \(log.summary)\n") }
+            for log in status.logs { console.out("log \(FileNames.escaped(log.name)): \(FileNames.escaped(log.summary))\n") }
             for store in status.stores { console.out("store \(store.store): \(store.keys) key(s), \(store.bytes) bytes\n") }
             return 0
         case "now":
@@ -34,7 +34,7 @@ extension AppHomeCommand {
             for change in report.changes {
                 console.out("\(change.store): \(change.keys.count) key(s) changed (\(change.reason))\n")
             }
-            for name in report.removedConflictCopies { console.out("merged and removed the conflict copy \(name)\n") }
+            for name in report.removedConflictCopies { console.out("merged and removed the conflict copy \(FileNames.escaped(name))\n") }
             if !report.skipped.isEmpty {
                 console.err("apphome: \(report.skipped.count) log(s) skipped; the others were merged\n")
                 return 1

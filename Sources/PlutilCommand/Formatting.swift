@@ -9,6 +9,7 @@ enum Formatting {
     /// The order `plutil` lists keys in: case-insensitive, runs of digits by
     /// their value ("item2" before "Item10"), ties by code point.
     static func keyPrecedes(_ a: String, _ b: String) -> Bool {
+        if let answer = asciiKeyPrecedes(a, b) { return answer }
         let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
         var i = 0, j = 0
         while i < x.count, j < y.count {
@@ -30,6 +31,48 @@ enum Formatting {
         }
         if x.count - i != y.count - j { return x.count - i < y.count - j }
         return PlistKey(a) < PlistKey(b)
+    }
+
+    /// ``keyPrecedes(_:_:)`` for two ASCII keys (most keys), on their bytes without
+    /// copying them: the same order; `nil` when either key is not ASCII.
+    private static func asciiKeyPrecedes(_ a: String, _ b: String) -> Bool? {
+        let answer: Bool?? = a.utf8.withContiguousStorageIfAvailable { x -> Bool? in
+            let inner: Bool?? = b.utf8.withContiguousStorageIfAvailable { y -> Bool? in asciiPrecedes(x, y) }
+            return inner ?? nil
+        }
+        return answer ?? nil
+    }
+
+    private static func asciiPrecedes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool? {
+        func digit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        func fold(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
+        var i = 0, j = 0
+        while i < x.count, j < y.count {
+            let p = x[i], q = y[j]
+            if p >= 0x80 || q >= 0x80 { return nil }
+            if digit(p), digit(q) {
+                var ei = i, ej = j
+                while ei < x.count, digit(x[ei]) { ei += 1 }
+                while ej < y.count, digit(y[ej]) { ej += 1 }
+                var si = i, sj = j
+                while si < ei - 1, x[si] == 0x30 { si += 1 }
+                while sj < ej - 1, y[sj] == 0x30 { sj += 1 }
+                if ei - si != ej - sj { return ei - si < ej - sj }
+                var k = 0
+                while k < ei - si {
+                    if x[si + k] != y[sj + k] { return x[si + k] < y[sj + k] }
+                    k += 1
+                }
+                i = ei; j = ej
+                continue
+            }
+            let fp = fold(p), fq = fold(q)
+            if fp != fq { return fp < fq }
+            i += 1; j += 1
+        }
+        if x[i...].contains(where: { $0 >= 0x80 }) || y[j...].contains(where: { $0 >= 0x80 }) { return nil }
+        if x.count - i != y.count - j { return x.count - i < y.count - j }
+        return x.lexicographicallyPrecedes(y)
     }
 
     private static func isDigit(_ s: Unicode.Scalar) -> Bool { s.value >= 0x30 && s.value <= 0x39 }

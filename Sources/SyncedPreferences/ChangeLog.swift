@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// One change of one key of one store: a value, or a removal (a tombstone).
@@ -99,7 +100,7 @@ public struct ChangeLog: Equatable, Sendable {
             guard case .string(let s)? = e["S"] else { throw bad("has no store") }
             let store: StoreIdentifier
             if let known = stores[s] { store = known } else {
-                guard let id = try? StoreIdentifier(s) else { throw bad("names an invalid store '\(s.prefix(80))'") }
+                guard let id = try? StoreIdentifier(s) else { throw bad("names an invalid store '\(FileNames.escaped(String(s.prefix(80))))'") }
                 if stores.count == Self.maximumStores { throw bad("names a store beyond the \(Self.maximumStores) a log may name") }
                 stores[s] = id
                 store = id

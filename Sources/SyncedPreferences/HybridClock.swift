@@ -11,6 +11,13 @@ public struct HybridTime: Comparable, Hashable, Sendable, CustomStringConvertibl
     public static let maximumMilliseconds: Int64 = 1 << 53
     /// The largest counter a log may carry.
     public static let maximumCounter: Int64 = 1 << 31
+    /// How far ahead of this machine's wall clock a peer's reading may be for
+    /// a merge to take it (5 minutes; CockroachDB and the HLC paper call it
+    /// the maximum offset). A change stamped further ahead is left for a later
+    /// pass (skipped, with a warning naming its device): a clock set in the
+    /// year 9999, or a hostile log stamped with the largest reading the
+    /// format allows, can no longer pin every machine's clock there.
+    public static let maximumOffsetMilliseconds: Int64 = 5 * 60 * 1000
 
     public var milliseconds: Int64
     public var counter: Int64
@@ -26,10 +33,20 @@ public struct HybridTime: Comparable, Hashable, Sendable, CustomStringConvertibl
         (a.milliseconds, a.counter) < (b.milliseconds, b.counter)
     }
 
-    /// The reading after `self` at wall time `wall` (milliseconds).
-    public func next(wall: Int64) -> HybridTime {
-        if wall > milliseconds { return HybridTime(milliseconds: wall, counter: 0) }
-        return HybridTime(milliseconds: milliseconds, counter: counter + 1)
+    /// The reading after `self` at wall time `wall` (milliseconds), always one a
+    /// log can hold: past ``maximumCounter`` the time moves on a millisecond.
+    /// `nil` only when `self` is the largest reading a log may carry.
+    public func next(wall: Int64) -> HybridTime? {
+        if wall > milliseconds, wall <= Self.maximumMilliseconds { return HybridTime(milliseconds: wall, counter: 0) }
+        if counter < Self.maximumCounter { return HybridTime(milliseconds: milliseconds, counter: counter + 1) }
+        if milliseconds < Self.maximumMilliseconds { return HybridTime(milliseconds: milliseconds + 1, counter: 0) }
+        return nil
+    }
+
+    /// Whether a peer's reading may be merged at wall time `wall`: no more than
+    /// ``maximumOffsetMilliseconds`` ahead of it.
+    public func isAcceptable(atWall wall: Int64) -> Bool {
+        milliseconds <= wall &+ Self.maximumOffsetMilliseconds
     }
 
     /// Whether the reading is within the bounds a log may carry.

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// Apple's limits on a key-value store, applied to every local write.
@@ -23,7 +24,7 @@ public enum KeyValueStoreLimits {
     public static func keyProblem(_ key: PlistKey) -> String? {
         let n = key.string.utf8.count
         if n == 0 { return "a key may not be empty" }
-        if n > maximumKeyBytes { return "the key '\(key.string.prefix(80))' is \(n) bytes of UTF-8, more than the \(maximumKeyBytes) a key may have" }
+        if n > maximumKeyBytes { return "the key '\(FileNames.escaped(String(key.string.prefix(80))))' is \(n) bytes of UTF-8, more than the \(maximumKeyBytes) a key may have" }
         return nil
     }
 

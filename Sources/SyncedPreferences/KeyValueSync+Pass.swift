@@ -79,20 +79,36 @@ extension KeyValueSync {
             let own = config.device + ChangeLog.fileExtension
             var byStore: [StoreIdentifier: [ChangeEntry]] = [:]
             var conflictCopies: [(name: String, log: ChangeLog)] = []
+            let now = wallClock()
             for name in names.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
             where name.hasSuffix(ChangeLog.fileExtension) && !name.hasPrefix(".") && name != own {
+                // A name from the folder is another machine's: shown escaped in every message.
+                let shown = FileNames.escaped(name)
                 let log: ChangeLog
                 do {
                     guard let bytes = try FileSystem.readRegularFile(folder + "/" + name, limit: ChangeLog.maximumBytes, followLinks: false) else { continue }
                     log = try ChangeLog(decoding: bytes)
+                    if let problem = Self.nameProblem(name, device: log.device, own: config.device) { throw LogProblem(problem) }
                 } catch let e as SystemError {
-                    report.skipped.append((name, e.description)); warn("skipped the sync log \(name): \(e.description)"); continue
+                    report.skipped.append((name, e.description)); warn("skipped the sync log \(shown): \(e.description)"); continue
                 } catch {
-                    report.skipped.append((name, "\(error)")); warn("skipped the sync log \(name): \(error)"); continue
+                    report.skipped.append((name, "\(error)")); warn("skipped the sync log \(shown): \(error)"); continue
                 }
+                var ahead: [String: Int] = [:]
                 for e in log.entries {
+                    // This machine's changes come from this machine alone: one stamped with its
+                    // device in another log is one it has already, or a forgery, never merged
+                    // (a merged one would be carried on in this machine's own log).
+                    if e.stamp.device == config.device { continue }
+                    // A reading too far ahead of this machine's clock waits for a later pass.
+                    guard e.stamp.time.isAcceptable(atWall: now) else { ahead[e.stamp.device, default: 0] += 1; continue }
                     byStore[e.store, default: []].append(e)
                     if config.clock < e.stamp.time { config.clock = e.stamp.time }
+                }
+                for (device, count) in ahead.sorted(by: { $0.key < $1.key }) {
+                    warn("left \(count) change(s) of device \(device) in the sync log \(shown) for a later pass: "
+                         + "stamped more than \(HybridTime.maximumOffsetMilliseconds / 60_000) minutes ahead of this machine's clock "
+                         + "(that device's clock is set ahead, or the log is hostile)")
                 }
                 report.merged.append(name)
                 if name.contains(".sync-conflict-") { conflictCopies.append((name, log)) }
@@ -125,20 +141,40 @@ extension KeyValueSync {
                     }
                 }
                 for copy in conflictCopies {
-                    for e in copy.log.entries where e.store == store && state.entries[e.key]?.stamp == e.stamp { carried.append(e) }
+                    // This machine's own changes are in its own log already: one stamped with its
+                    // device that only a copy holds is forged, and is never carried on.
+                    for e in copy.log.entries where e.store == store && e.stamp.device != config.device
+                        && state.entries[e.key]?.stamp == e.stamp { carried.append(e) }
                 }
             }
             // A conflict copy's winning changes go on in this device's log before the copy goes.
             try reconcileOwnLog(config, carrying: carried)
             for copy in conflictCopies {
                 do { try FileSystem.removeFile(folder + "/" + copy.name); report.removedConflictCopies.append(copy.name) } catch {
-                    warn("could not remove the conflict copy \(copy.name): \(error)")
+                    warn("could not remove the conflict copy \(FileNames.escaped(copy.name)): \(error)")
                 }
             }
             config.phase = .steady
             if config != originalConfig { try save(config) }
             return report
         }
+    }
+
+    /// Why a log named `name` in the folder may not be merged although it reads well,
+    /// or `nil`: its `Device` must be the device its file is named for (`<device>.kvlog`,
+    /// or an engine's conflict copy `<device>.sync-conflict-….kvlog`), and never this
+    /// machine's own device (only this machine writes that log, under its own name).
+    static func nameProblem(_ name: String, device: String, own: String) -> String? {
+        var stem = Array(name.utf8.dropLast(ChangeLog.fileExtension.utf8.count))
+        let marker = Array(".sync-conflict-".utf8)
+        if let at = stem.indices.first(where: { stem[$0...].starts(with: marker) }) { stem = Array(stem[..<at]) }
+        if device == own {
+            return "it claims to be this machine's log (device \(own)), which only this machine writes, as \(own)\(ChangeLog.fileExtension); refused"
+        }
+        if !stem.elementsEqual(device.utf8) {
+            return "its Device is \(device), not the device its file is named for; refused"
+        }
+        return nil
     }
 
     /// The set-up, the logs in the folder and the stores, for `apphome sync status`.
@@ -150,6 +186,9 @@ extension KeyValueSync {
                 do {
                     guard let bytes = try FileSystem.readRegularFile(folder + "/" + name, limit: ChangeLog.maximumBytes, followLinks: false) else { continue }
                     let log = try ChangeLog(decoding: bytes)
+                    if name != config.device + ChangeLog.fileExtension, let problem = Self.nameProblem(name, device: log.device, own: config.device) {
+                        throw LogProblem(problem)
+                    }
                     let mine = log.device == config.device ? " (this machine)" : ""
                     let conflict = name.contains(".sync-conflict-") ? " (a conflict copy: merged and removed by the next pass)" : ""
                     status.logs.append((name, "device \(log.device)\(mine), \(log.entries.count) change(s)\(conflict)"))

@@ -143,7 +143,9 @@ public struct KeyValueSync: Sendable {
                 throw SyncError.quotaViolation(store: store.rawValue, reason: reason)
             }
             // One clock for the machine: each write is later than every change written or merged here.
-            let time = max(config.clock, state.clock).next(wall: wallClock())
+            guard let time = max(config.clock, state.clock).next(wall: wallClock()) else {
+                throw SyncError.damaged(path: directory, reason: "this machine's clock holds the largest reading a log may carry, which only a hostile log can bring")
+            }
             config.clock = time
             try save(config)
             let entries = changed.map { ChangeEntry(store: store, key: $0, value: new[$0], stamp: ChangeStamp(time: time, device: config.device)) }

@@ -7,8 +7,9 @@ import PropertyList
 /// --synced`: a domain is a store identifier, and every verb of
 /// `defaults` reads and writes it with the usual typed values.
 ///
-/// Only a store that an installed app's signature grants can be written
-/// (never an ordinary domain); reads of any store kept on this machine work.
+/// Only a store that an installed app's signature grants can be read or
+/// written (never an ordinary domain); the values of a store no app grants
+/// are kept on this machine, for a later install, but not shown.
 public struct SyncedPreferenceStore: PreferenceStore {
     public let sync: KeyValueSync
 
@@ -20,9 +21,19 @@ public struct SyncedPreferenceStore: PreferenceStore {
 
     public func read(_ domain: Domain, scope: HostScope) throws(PreferencesError) -> [PlistKey: PlistValue]? {
         guard scope == .anyHost else { throw .service("a key-value store has no per-host values (no -currentHost or -host)") }
+        let id = try store(domain)
+        try granted(id, ContainerRegistry.readOrEmpty(root: sync.root), "nothing was read")
         let values: [PlistKey: PlistValue]
-        do { values = try sync.read(try store(domain)) } catch let e as PreferencesError { throw e } catch { throw .service("\(error)") }
+        do { values = try sync.read(id) } catch { throw .service("\(error)") }
         return values.isEmpty ? nil : values
+    }
+
+    /// Refuses a store that no installed app's signature grants.
+    private func granted(_ id: StoreIdentifier, _ registry: Registry, _ outcome: String) throws(PreferencesError) {
+        guard registry.sortedEntries.contains(where: { $0.ubiquityKeyValueStore == id.rawValue }) else {
+            throw .service("no installed app's signature grants the key-value store \(id) "
+                           + "(com.apple.developer.ubiquity-kvstore-identifier); \(outcome)")
+        }
     }
 
     public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,
@@ -30,10 +41,7 @@ public struct SyncedPreferenceStore: PreferenceStore {
         guard scope == .anyHost else { throw PreferencesError.service("a key-value store has no per-host values (no -currentHost or -host)") }
         let id = try store(domain)
         let registry = ContainerRegistry.readOrEmpty(root: sync.root)
-        guard registry.sortedEntries.contains(where: { $0.ubiquityKeyValueStore == id.rawValue }) else {
-            throw PreferencesError.service("no installed app's signature grants the key-value store \(id) "
-                                           + "(com.apple.developer.ubiquity-kvstore-identifier); nothing was written")
-        }
+        try granted(id, registry, "nothing was written")
         try sync.commit(id, registry: registry, change)
         return []
     }
