@@ -183,8 +183,8 @@ struct GraphFormShower {
             out.reserveCapacity(fields.count + 1)
             out["$class"] = .string(chain[0])
             if shared { out["$id"] = .integer(Int128(uid)) }
-            for key in fields.keys.sorted() where key.string != "$class" {
-                if let value = try showRaw(fields[key]!) { out[key] = value }
+            for (key, raw) in fields.sorted(by: { $0.key < $1.key }) where key.string != "$class" {
+                if let value = try showRaw(raw) { out[key] = value }
             }
             return .dictionary(out)
         }

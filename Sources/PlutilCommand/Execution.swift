@@ -2,10 +2,15 @@ import AppHomeSystem
 import CommandSupport
 import KeyedArchive
 import PropertyList
+import Synchronization
 
 extension Invocation {
     /// The largest file `plutil` reads.
     static let readLimit = 512 << 20
+
+    /// Values `-convert` leaves for the process's end to free (`plutil` exits
+    /// after its files; tests that run it in process keep a few values longer).
+    static let keptUntilExit = Mutex<[PlistValue]>([])
 
     /// Does the verb for each file; `false` when any file failed.
     func execute(console: Console) -> Bool {
@@ -29,6 +34,7 @@ extension Invocation {
             return
         }
         let bytes = try read(path, console: console, standardInput: &standardInput)
+        if console is ProcessConsole, paths.count == 1 { LargeInput.prepareHeap(forInputBytes: bytes.count) }
         switch verb {
         case .lint:
             do { _ = try PlistCodec.decode(bytes) } catch { throw .message("(\(error))") }
@@ -39,8 +45,12 @@ extension Invocation {
             console.out(Formatting.printed(value, forTerminal: console.outputIsTerminal))
         case .convert(let format):
             var (value, _) = try parse(bytes)
+            // The file's value is kept until the process ends: freeing a tree of millions
+            // of values costs a tenth of a large conversion, and exit frees it at once.
+            Self.keptUntilExit.withLock { $0.append(value) }
             if unarchive { value = try Unarchiving.graph(value) }
             if archive { value = try Unarchiving.archive(value) }
+            Self.keptUntilExit.withLock { $0.append(value) }
             try write(value, format: format, source: path, keyPath: nil, console: console)
         case .insert(let keyPath, let newValue, let replacing, let appending):
             let (value, format) = try parse(bytes)

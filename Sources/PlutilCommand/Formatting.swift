@@ -85,6 +85,11 @@ enum Formatting {
         d.keys.sorted { keyPrecedes($0.string, $1.string) }
     }
 
+    /// The entries of `d` in that order (no second look-up of each key).
+    static func sortedEntries(_ d: [PlistKey: PlistValue]) -> [(key: PlistKey, value: PlistValue)] {
+        d.sorted { keyPrecedes($0.key.string, $1.key.string) }
+    }
+
     // MARK: - Numbers
 
     /// A real as Foundation describes an `NSNumber`: integral values without
@@ -261,12 +266,12 @@ enum Formatting {
             out.append(UInt8(ascii: "]"))
         case .dictionary(let d):
             out.append(UInt8(ascii: "{"))
-            for (k, key) in sortedKeys(d).enumerated() {
+            for (k, entry) in sortedEntries(d).enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 2)
-                jsonString(key.string, into: &out)
+                jsonString(entry.key.string, into: &out)
                 out.append(contentsOf: (readable ? " : " : ":").utf8)
-                try json(d[key]!, readable: readable, indent: indent + 2, into: &out)
+                try json(entry.value, readable: readable, indent: indent + 2, into: &out)
             }
             newline(indent)
             out.append(UInt8(ascii: "}"))
@@ -274,6 +279,16 @@ enum Formatting {
     }
 
     private static func jsonString(_ s: String, into out: inout [UInt8]) {
+        // Most strings need no escape: copied whole.
+        let plain: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
+        }
+        if plain == true {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             switch b {
