@@ -1,3 +1,4 @@
+import AppHomeSystem
 import PropertyList
 
 /// One item of an app's home recorded in a backup.
@@ -222,7 +223,8 @@ public struct BackupManifest: Equatable, Sendable {
     /// - Throws: ``ContainersError/backupVersionTooNew(path:found:supported:)``,
     ///   ``ContainersError/backupDamaged(path:reason:)``.
     public init(decoding bytes: [UInt8], path: String) throws(ContainersError) {
-        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: reason) }
+        // Names in a manifest came from a backup or a snapshot: escaped (FileNames.escaped).
+        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: FileNames.escaped(reason)) }
         guard let envelope = try? PlistCodec.decode(bytes).dictionaryValue else {
             throw damaged("the manifest is not a property list dictionary")
         }
@@ -294,7 +296,8 @@ public struct BackupManifest: Equatable, Sendable {
     /// `version` is the envelope's (`Unsettled` needs 3).
     static func decode(_ items: [PlistValue], where label: String, path: String, version: Int128,
                        problem: (String) -> String?) throws(ContainersError) -> [BackupEntry] {
-        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: reason) }
+        // Names in a manifest came from a backup or a snapshot: escaped (FileNames.escaped).
+        func damaged(_ reason: String) -> ContainersError { .backupDamaged(path: path, reason: FileNames.escaped(reason)) }
         var entries: [BackupEntry] = []
         entries.reserveCapacity(items.count)
         // Paths compare by exact scalars (``PlistKey``): names that are

@@ -237,7 +237,7 @@ extension BackupService {
         do {
             try repository.restore(chosen.id, into: target)
         } catch ResticError.failed(_, let status, let detail) {
-            throw ContainersError.backupDamaged(path: label, reason: "restic could not restore it (exit status \(status)): \(detail)")
+            throw ContainersError.backupDamaged(path: label, reason: "restic could not restore it (exit status \(status)): \(FileNames.escaped(detail))")
         }
         let manifestPath = target + "/AppHome/manifest.plist"
         let manifest: BackupManifest
@@ -249,7 +249,7 @@ extension BackupService {
             throw error
         }
         guard manifest.bundleIdentifier == identifier else {
-            throw ContainersError.backupOfAnotherApp(path: label, found: manifest.bundleIdentifier.rawValue, expected: identifier.rawValue)
+            throw ContainersError.backupOfAnotherApp(path: label, found: FileNames.escaped(manifest.bundleIdentifier.rawValue), expected: identifier.rawValue)
         }
         var groups: [AppGroupIdentifier: String] = [:]
         for group in manifest.groups.keys { groups[group] = target + "/groups/" + group.rawValue }

@@ -128,7 +128,7 @@ extension BackupService {
         let bundleSource = bundle?.path ?? layout.home(uuid: previous!.homeUUID, bundleName: previous!.bundleName).app
 
         if manifest.entries.contains(where: { $0.path == bundleName }) {
-            throw damaged("entry '\(bundleName)' is in a directory that is never backed up")
+            throw damaged("entry '\(FileNames.escaped(bundleName))' is in a directory that is never backed up")
         }
         for (name, payload) in manifest.participants.sorted(by: { $0.key < $1.key }) {
             guard let participant = participants.first(where: { $0.name == name }) else { continue }
@@ -356,12 +356,12 @@ extension BackupService {
         do {
             copied = try Self.materialize(path, packed: packed, to: target, entry: e)
         } catch let error as SystemError where error.errno == ENOENT && error.path == path {
-            throw .backupDamaged(path: manifestPath, reason: "the stored copy of \(label)\(e.path) is missing")
+            throw .backupDamaged(path: manifestPath, reason: "the stored copy of \(FileNames.escaped(label + e.path)) is missing")
         } catch {
             throw .system(error as? SystemError ?? SystemError("\(error)", path: target, errno: EIO))
         }
         guard copied == hash else {
-            throw .backupDamaged(path: manifestPath, reason: "\(label)\(e.path) does not match its checksum")
+            throw .backupDamaged(path: manifestPath, reason: "\(FileNames.escaped(label + e.path)) does not match its checksum")
         }
         return size
     }
@@ -458,10 +458,10 @@ extension BackupService {
                 }
             }
             guard hasher.finish() == hash else {
-                throw .backupDamaged(path: manifestPath, reason: "\(e.path) does not match its checksum")
+                throw .backupDamaged(path: manifestPath, reason: "\(FileNames.escaped(e.path)) does not match its checksum")
             }
             if let problem = Self.databaseProblem(store.objectPath(hash), prefix: prefix) {
-                throw .backupDamaged(path: manifestPath, reason: "\(e.path) is a database that fails SQLite's integrity check: \(problem)")
+                throw .backupDamaged(path: manifestPath, reason: "\(FileNames.escaped(e.path)) is a database that fails SQLite's integrity check: \(problem)")
             }
         }
         return manifest
