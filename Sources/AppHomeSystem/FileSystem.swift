@@ -95,7 +95,44 @@ public enum FileSystem {
             umask(mask)
             mode = 0o666 & ~mask
         }
+        removeStaleTemporaries(of: path)
         try writeAtomically(bytes, to: path, mode: mode)
+    }
+
+    /// How old a temporary must be before ``removeStaleTemporaries(of:)`` may take
+    /// it for a dead writer's (a live writer locks it a moment after creating it).
+    public static let staleTemporaryAge: Int = 2
+
+    /// Removes the temporaries a killed ``writeAtomically(_:to:)`` of `path` left
+    /// beside it (`.<name>.<8 letters or digits>.tmp`): only those whose writer is
+    /// dead. A writer holds an exclusive `flock` on its temporary from just after
+    /// creating it until it is renamed or removed, and the kernel drops the lock
+    /// when the writer dies; so a temporary older than ``staleTemporaryAge``
+    /// seconds that can be locked is a dead writer's. Anything else (another
+    /// file's temporaries, other names, links, a live writer's) is left alone.
+    ///
+    /// - Returns: the names removed.
+    @discardableResult
+    public static func removeStaleTemporaries(of path: String) -> [String] {
+        let dir = parentDirectory(path)
+        let prefix = Array(("." + lastComponent(path) + ".").utf8), suffix = Array(".tmp".utf8)
+        guard let names = try? FileNames.rawEntries(dir) else { return [] }
+        var removed: [String] = []
+        for raw in names where raw.count == prefix.count + 8 + suffix.count && raw.starts(with: prefix) && raw.suffix(4).elementsEqual(suffix) {
+            let middle = raw[prefix.count..<(prefix.count + 8)]
+            guard middle.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }),
+                  let name = FileNames.text(raw) else { continue }
+            let candidate = dir + "/" + name
+            let fd = Syscalls.open(candidate, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(),
+                  Int(time(nil)) - Int(st.st_mtim.tv_sec) >= staleTemporaryAge,
+                  Syscalls.lock(fd, LOCK_EX | LOCK_NB, path: candidate) == 0 else { continue }
+            if Syscalls.unlink(candidate) == 0 { removed.append(name) }
+        }
+        return removed
     }
 
     private static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t?) throws(SystemError) {
@@ -109,16 +146,16 @@ public enum FileSystem {
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw SystemError("create", path: tempPath, errno: errno) }
+        // Held until the rename: a temporary nobody holds is a dead writer's (removeStaleTemporaries).
+        _ = flock(fd, LOCK_EX | LOCK_NB)
         var ok = false
         defer {
             if !ok { _ = Syscalls.unlink(tempPath) }
+            close(fd)
         }
-        do {
-            defer { close(fd) }
-            try writeAll(fd, bytes, path: tempPath)
-            if let mode, fchmod(fd, mode) != 0 { throw SystemError("chmod", path: tempPath, errno: errno) }
-            guard Syscalls.fsync(fd, path: tempPath) == 0 else { throw SystemError("fsync", path: tempPath, errno: errno) }
-        }
+        try writeAll(fd, bytes, path: tempPath)
+        if let mode, fchmod(fd, mode) != 0 { throw SystemError("chmod", path: tempPath, errno: errno) }
+        guard Syscalls.fsync(fd, path: tempPath) == 0 else { throw SystemError("fsync", path: tempPath, errno: errno) }
         guard Syscalls.rename(tempPath, path) == 0 else { throw SystemError("rename", path: path, errno: errno) }
         ok = true
         syncDirectory(dir)

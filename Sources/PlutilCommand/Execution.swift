@@ -77,7 +77,7 @@ extension Invocation {
             }
             try check(found, keyPath, expect)
             try write(found, format: .type, source: path, keyPath: keyPath, console: console)
-        case .help, .create:
+        case .help, .version, .create:
             break
         }
     }

@@ -4,7 +4,8 @@ enum HelpText {
         plutil: [command_option] [other_options] file...
         The file '-' means standard input.
         Command options are (-lint is the default):
-         -help                         show this message and exit
+         -help, --help                 show this message and exit
+         --version                     show AppHome's version and exit
          -lint                         check the property list files for syntax errors
          -convert fmt                  rewrite property list files in format
                                        fmt is one of: xml1 binary1 json swift objc

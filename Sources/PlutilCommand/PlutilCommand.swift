@@ -21,6 +21,10 @@ public enum PlutilCommand {
                 console.out(HelpText.text)
                 return 0
             }
+            if case .version = command.verb {
+                console.out(AppHomeVersion.line(command: "plutil"))
+                return 0
+            }
             return command.execute(console: console) ? 0 : 1
         } catch {
             console.err(error.text + "\n")
@@ -68,6 +72,7 @@ enum OutputFormat: Equatable {
 struct Invocation {
     enum Verb {
         case help
+        case version
         case lint
         case convert(OutputFormat)
         case print
@@ -93,8 +98,10 @@ struct Invocation {
         var rest = Array(arguments.dropFirst())[...]
         let verb: Verb
         switch first {
-        case "-help":
+        case "-help", "--help":
             return Invocation(verb: .help)
+        case "--version":
+            return Invocation(verb: .version)
         case "-lint":
             verb = .lint
         case "-convert":

@@ -64,4 +64,12 @@ struct OptionOnlyCommandTests {
         #expect(fromCompletion.subtracting(fromHelp).isEmpty,
                 "completions/\(command.name) offers options the help does not name: \(fromCompletion.subtracting(fromHelp).sorted())")
     }
+
+    @Test func plutilAnswersTheLongHelpAndVersionOptions() {
+        let short = CapturingConsole(), long = CapturingConsole(), version = CapturingConsole()
+        #expect(PlutilCommand.run(["-help"], console: short) == 0)
+        #expect(PlutilCommand.run(["--help"], console: long) == 0 && long.standardOutput == short.standardOutput)
+        #expect(PlutilCommand.run(["--version"], console: version) == 0)
+        #expect(version.standardOutput == AppHomeVersion.line(command: "plutil") && version.standardError.isEmpty)
+    }
 }
