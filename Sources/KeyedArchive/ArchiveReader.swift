@@ -240,13 +240,9 @@ struct ArchiveReader {
 
     /// A value stored in an object itself rather than by UID.
     private mutating func inlineValue(_ raw: PlistValue, owner: UInt64) throws(KeyedArchiveError) -> ArchiveValue {
+        if let scalar = ArchiveValue(scalar: raw) { return scalar }
         switch raw {
-        case .string(let s): return .string(s)
-        case .integer(let n): return .integer(n)
-        case .real(let r): return .real(r)
-        case .bool(let b): return .bool(b)
-        case .data(let d): return .data(d)
-        case .date(let d): return .date(d)
+        case .string, .integer, .real, .bool, .data, .date: return .null   // scalars: above
         case .uid(let ref): return try value(ref) ?? .null
         case .array(let items):
             var out: [ArchiveValue] = []

@@ -70,6 +70,20 @@ public indirect enum ArchiveValue: Hashable, @unchecked Sendable {
         }
     }
 
+    /// A property-list scalar as the value Foundation archives it as (a string,
+    /// number, boolean, data or date); `nil` for a UID, an array or a dictionary.
+    init?(scalar value: PlistValue) {
+        switch value {
+        case .string(let s): self = .string(s)
+        case .integer(let n): self = .integer(n)
+        case .real(let r): self = .real(r)
+        case .bool(let b): self = .bool(b)
+        case .data(let d): self = .data(d)
+        case .date(let d): self = .date(d)
+        case .uid, .array, .dictionary: return nil
+        }
+    }
+
     /// The string, for `.string`.
     public var stringValue: String? {
         if case .string(let s, _) = self { return s }

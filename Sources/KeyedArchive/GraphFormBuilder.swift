@@ -61,13 +61,9 @@ struct GraphFormBuilder {
     private mutating func build(_ value: PlistValue) throws(KeyedArchiveError) -> ArchiveValue {
         try enter()
         defer { depth -= 1 }
+        if let scalar = ArchiveValue(scalar: value) { return scalar }
         switch value {
-        case .string(let s): return .string(s)
-        case .integer(let n): return .integer(n)
-        case .real(let r): return .real(r)
-        case .bool(let b): return .bool(b)
-        case .date(let d): return .date(d)
-        case .data(let d): return .data(d)
+        case .string, .integer, .real, .bool, .date, .data: return .null   // scalars: above
         case .uid(let u): throw .unrepresentable("a UID (\(u)) in the graph form")
         case .array(let items):
             var out: [ArchiveValue] = []

@@ -384,36 +384,8 @@ enum Formatting {
         default: break
         }
         out += " = "
-        try swift(value, depth: 0, indent: false, into: &out)
+        try literal(value, .swift, depth: 0, indent: false, into: &out)
         return out + "\n"
-    }
-
-    private static func swift(_ value: PlistValue, depth: Int, indent: Bool, into out: inout String) throws(PlutilError) {
-        let pad = String(repeating: "    ", count: depth)
-        if indent { out += pad }
-        switch value {
-        case .string(let s): out += "\"" + literalString(s).replacingNewlines() + "\""
-        case .integer(let n): out += "\(n)"
-        case .real(let r): out += fixed(r)
-        case .bool(let b): out += b ? "true" : "false"
-        case .array(let a):
-            out += "[\n"
-            for item in a {
-                try swift(item, depth: depth + 1, indent: true, into: &out)
-                out += ",\n"
-            }
-            out += pad + "]"
-        case .dictionary(let d):
-            out += "[\n"
-            for key in sortedKeys(d) {
-                out += pad + "    \"" + literalString(key.string) + "\" : "
-                try swift(d[key]!, depth: depth + 1, indent: false, into: &out)
-                out += ",\n"
-            }
-            out += pad + "]"
-        case .date, .data, .uid:
-            throw .message("Input contains an object that cannot be represented in Swift literal syntax")
-        }
     }
 
     /// An Objective-C literal file of a value (`-convert objc`).
@@ -434,35 +406,51 @@ enum Formatting {
         }
         out += "/// Generated from \(lastComponent(sourcePath))\n__attribute__((visibility(\"hidden\")))\n"
         out += "\(type) * const \(variableName(sourcePath)) = "
-        try objc(value, depth: 0, indent: false, into: &out)
+        try literal(value, .objc, depth: 0, indent: false, into: &out)
         return out + ";\n"
     }
 
-    private static func objc(_ value: PlistValue, depth: Int, indent: Bool, into out: inout String) throws(PlutilError) {
+    /// What tells a Swift literal from an Objective-C one; one writer serves both.
+    private struct LiteralSyntax {
+        /// Before a string, a number and a collection: `@` in Objective-C.
+        var marker: String
+        var yes: String, no: String
+        var dictionaryOpen: String, dictionaryClose: String
+        /// Whether a line end in a string value is written `\n`.
+        var escapesNewlines: Bool
+        var language: String
+
+        static let swift = LiteralSyntax(marker: "", yes: "true", no: "false", dictionaryOpen: "[", dictionaryClose: "]",
+                                         escapesNewlines: true, language: "Swift")
+        static let objc = LiteralSyntax(marker: "@", yes: "@YES", no: "@NO", dictionaryOpen: "{", dictionaryClose: "}",
+                                        escapesNewlines: false, language: "Obj-C")
+    }
+
+    private static func literal(_ value: PlistValue, _ syntax: LiteralSyntax, depth: Int, indent: Bool, into out: inout String) throws(PlutilError) {
         let pad = String(repeating: "    ", count: depth)
         if indent { out += pad }
         switch value {
-        case .string(let s): out += "@\"" + literalString(s) + "\""
-        case .integer(let n): out += "@\(n)"
-        case .real(let r): out += "@" + fixed(r)
-        case .bool(let b): out += b ? "@YES" : "@NO"
+        case .string(let s): out += syntax.marker + "\"" + (syntax.escapesNewlines ? literalString(s).replacingNewlines() : literalString(s)) + "\""
+        case .integer(let n): out += syntax.marker + "\(n)"
+        case .real(let r): out += syntax.marker + fixed(r)
+        case .bool(let b): out += b ? syntax.yes : syntax.no
         case .array(let a):
-            out += "@[\n"
+            out += syntax.marker + "[\n"
             for item in a {
-                try objc(item, depth: depth + 1, indent: true, into: &out)
+                try literal(item, syntax, depth: depth + 1, indent: true, into: &out)
                 out += ",\n"
             }
             out += pad + "]"
         case .dictionary(let d):
-            out += "@{\n"
-            for key in sortedKeys(d) {
-                out += pad + "    @\"" + literalString(key.string) + "\" : "
-                try objc(d[key]!, depth: depth + 1, indent: false, into: &out)
+            out += syntax.marker + syntax.dictionaryOpen + "\n"
+            for (key, item) in sortedEntries(d) {
+                out += pad + "    " + syntax.marker + "\"" + literalString(key.string) + "\" : "
+                try literal(item, syntax, depth: depth + 1, indent: false, into: &out)
                 out += ",\n"
             }
-            out += pad + "}"
+            out += pad + syntax.dictionaryClose
         case .date, .data, .uid:
-            throw .message("Input contains an object that cannot be represented in Obj-C literal syntax")
+            throw .message("Input contains an object that cannot be represented in \(syntax.language) literal syntax")
         }
     }
 }

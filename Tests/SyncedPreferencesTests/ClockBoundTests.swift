@@ -19,6 +19,12 @@ struct ClockBoundTests {
         try Data(try log.encoded()).write(to: URL(fileURLWithPath: m.folder + "/" + name))
     }
 
+    /// A scratch folder and a machine set up in it.
+    static func machine(_ label: String) throws -> (String, Machine) {
+        let scratch = ScratchDirectory.make(label)
+        return (scratch, try Machine(scratch, "m"))
+    }
+
     /// This machine's own log, as another machine reads it.
     static func ownLog(_ m: Machine) throws -> ChangeLog {
         try ChangeLog(decoding: Array(try Data(contentsOf: URL(fileURLWithPath: m.folder + "/" + m.device + ".kvlog"))))
@@ -26,9 +32,8 @@ struct ClockBoundTests {
 
     @Test("the largest reading a log allows is left for later; local writes stay within the format")
     func largestReadingDoesNotCutTheMachineOff() throws {
-        let scratch = ScratchDirectory.make("kv-maxclock")
+        let (scratch, m) = try Self.machine("kv-maxclock")
         defer { ScratchDirectory.remove(scratch) }
-        let m = try Machine(scratch, "m")
         let now = m.clock.read()
         try Self.put(ChangeLog(device: Self.peer, entries: [
             Self.entry("pinned", t: HybridTime.maximumMilliseconds, c: HybridTime.maximumCounter),
@@ -56,9 +61,8 @@ struct ClockBoundTests {
 
     @Test("a clock in the year 9999 pins nothing")
     func year9999IsSkipped() throws {
-        let scratch = ScratchDirectory.make("kv-9999")
+        let (scratch, m) = try Self.machine("kv-9999")
         defer { ScratchDirectory.remove(scratch) }
-        let m = try Machine(scratch, "m")
         let year9999: Int64 = 253_402_300_799_000
         try Self.put(ChangeLog(device: Self.peer, entries: [Self.entry("future", t: year9999)]), in: m, as: Self.peer + ".kvlog")
         var warnings: [String] = []
@@ -79,9 +83,8 @@ struct ClockBoundTests {
 
     @Test("a log whose Device is not its file's name, or is this machine's, is refused and never carried on")
     func logsThatClaimAnotherDeviceAreRefused() throws {
-        let scratch = ScratchDirectory.make("kv-forged")
+        let (scratch, m) = try Self.machine("kv-forged")
         defer { ScratchDirectory.remove(scratch) }
-        let m = try Machine(scratch, "m")
         let t = m.clock.read()
         let other = "FEDCBA9876543210FEDCBA9876543210"
         // Named for one device, claiming another.
@@ -103,9 +106,8 @@ struct ClockBoundTests {
 
     @Test("a conflict copy of another device's log never carries a change stamped with this machine's device")
     func forgedOwnEntriesInACopyAreNotCarried() throws {
-        let scratch = ScratchDirectory.make("kv-forged-entry")
+        let (scratch, m) = try Self.machine("kv-forged-entry")
         defer { ScratchDirectory.remove(scratch) }
-        let m = try Machine(scratch, "m")
         let t = m.clock.read()
         try Self.put(ChangeLog(device: Self.peer, entries: [Self.entry("theirs", t: t), Self.entry("mine?", t: t, device: m.device)]),
                      in: m, as: Self.peer + ".sync-conflict-20261203-111111-ABCDEFG.kvlog")
@@ -117,9 +119,8 @@ struct ClockBoundTests {
 
     @Test("a name from the sync folder reaches messages escaped")
     func folderNamesAreEscaped() throws {
-        let scratch = ScratchDirectory.make("kv-names")
+        let (scratch, m) = try Self.machine("kv-names")
         defer { ScratchDirectory.remove(scratch) }
-        let m = try Machine(scratch, "m")
         let name = "\u{1B}[2J\u{1B}]0;owned\u{07}.kvlog"
         try Data("garbage".utf8).write(to: URL(fileURLWithPath: m.folder + "/" + name))
         var warnings: [String] = []
@@ -129,9 +130,8 @@ struct ClockBoundTests {
 
     @Test("defaults --synced read refuses a store no installed app grants, as a write is refused")
     func readOfAnUngrantedStoreIsRefused() throws {
-        let scratch = ScratchDirectory.make("kv-ungranted")
+        let (scratch, m) = try Self.machine("kv-ungranted")
         defer { ScratchDirectory.remove(scratch) }
-        let m = try Machine(scratch, "m")
         try m.set(storeA, "kept", .integer(1))                   // kept for a later install
         let store = SyncedPreferenceStore(root: m.root)
         #expect(throws: PreferencesError.self) { try store.read(try Domain(argument: storeA.rawValue), scope: .anyHost) }
