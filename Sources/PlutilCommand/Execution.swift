@@ -51,7 +51,7 @@ extension Invocation {
             if unarchive { value = try Unarchiving.graph(value) }
             if archive { value = try Unarchiving.archive(value) }
             Self.keptUntilExit.withLock { $0.append(value) }
-            try write(value, format: format, source: path, keyPath: nil, console: console)
+            try write(value, format: format, source: path, keyPath: nil, console: console, sizeHint: 2 * bytes.count)
         case .insert(let keyPath, let newValue, let replacing, let appending):
             let (value, format) = try parse(bytes)
             let edited = try keyPath.inserting(newValue, into: value, replacing: replacing, appending: appending)
@@ -124,14 +124,16 @@ extension Invocation {
 
     /// Writes `value` in `format` where the options say: a file (replaced
     /// atomically), or standard output.
-    private func write(_ value: PlistValue, format: OutputFormat, source: String, keyPath: KeyPath?, console: Console) throws(PlutilError) {
+    /// `sizeHint`: about how many bytes the output will be (JSON's buffer is reserved once).
+    private func write(_ value: PlistValue, format: OutputFormat, source: String, keyPath: KeyPath?, console: Console,
+                       sizeHint: Int = 0) throws(PlutilError) {
         let destination = outputFile(source, format)
         var bytes: [UInt8]
         do {
             switch format {
             case .xml: bytes = try PlistCodec.encode(value, format: .xml)
             case .binary: bytes = try PlistCodec.encode(value, format: .binary)
-            case .json: bytes = try Formatting.json(value, readable: readable, fragments: unarchive)
+            case .json: bytes = try Formatting.json(value, readable: readable, fragments: unarchive, sizeHint: sizeHint)
             case .swift: bytes = Array(try Formatting.swiftLiteral(value, sourcePath: source).utf8)
             case .objc: bytes = Array(try Formatting.objcLiteral(value, sourcePath: source, outputPath: destination).utf8)
             case .raw: bytes = Array(Formatting.raw(value).utf8)

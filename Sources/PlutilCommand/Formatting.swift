@@ -231,12 +231,13 @@ enum Formatting {
     /// and keys sorted when `readable`. Only arrays and dictionaries of strings,
     /// numbers and booleans can be written; a string, number or boolean alone
     /// too when `fragments` (a graph form's root may be one).
-    static func json(_ value: PlistValue, readable: Bool, fragments: Bool = false) throws(PlutilError) -> [UInt8] {
+    static func json(_ value: PlistValue, readable: Bool, fragments: Bool = false, sizeHint: Int = 0) throws(PlutilError) -> [UInt8] {
         switch value {
         case .array, .dictionary: break
         default: if !fragments { throw .message("Invalid object in plist for JSON format") }
         }
         var out: [UInt8] = []
+        out.reserveCapacity(sizeHint)
         try json(value, readable: readable, indent: 0, into: &out)
         return out
     }
