@@ -18,6 +18,7 @@ import Testing
         "Sources/KeyedArchive/KeyedArchiveError.swift": (["name", "detail", "what", "version"], "an archive's $archiver, class names and keys"),
         "Sources/Containers/Backup/Restore.swift": (["e.path", "bundleName", "label)\\(e.path"], "paths in a backup's manifest"),
         "Sources/Containers/Backup/ResticBackup.swift": (["detail", "manifest.bundleIdentifier.rawValue"], "restic's output and a snapshot's manifest"),
+        "Sources/Containers/Backup/Restic.swift": (["detail", "found"], "restic's output"),
     ]
 
     @Test func namesFromElsewhereAreNeverInterpolatedRaw() throws {

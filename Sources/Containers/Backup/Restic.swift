@@ -42,7 +42,7 @@ public enum ResticError: Error, Equatable, CustomStringConvertible {
             return "restic is not installed (no 'restic' on PATH); install it (Debian: apt-get install restic), version "
                 + "\(ResticRepository.minimumVersion.text) or newer"
         case .tooOld(let found):
-            return "restic \(found) is too old: AppHome needs restic \(ResticRepository.minimumVersion.text) or newer"
+            return "restic \(FileNames.escaped(found)) is too old: AppHome needs restic \(ResticRepository.minimumVersion.text) or newer"
         case .noPassword(let repository, let reason):
             return "no password for the restic repository \(repository) in the login keychain (\(reason)); add it with: "
                 + "security add-generic-password -s \(ResticRepository.passwordService) -a '\(repository)' -w"
@@ -50,15 +50,15 @@ public enum ResticError: Error, Equatable, CustomStringConvertible {
             return "restic refused the password of \(repository) (wrong password or no key found); check the login keychain's "
                 + "\(ResticRepository.passwordService) item for that repository"
         case .unreachable(let repository, let detail):
-            return "the restic repository \(repository) cannot be reached: \(detail)"
+            return "the restic repository \(repository) cannot be reached: \(FileNames.escaped(detail))"
         case .noRepository(let repository):
             return "there is no restic repository at \(repository); create one with 'restic init' or pass --init"
         case .failed(let command, let status, let detail):
-            return "restic \(command) failed (exit status \(status)): \(detail)"
+            return "restic \(command) failed (exit status \(status)): \(FileNames.escaped(detail))"
         case .noSnapshot(let repository, let what):
             return "\(what) in the restic repository \(repository)"
         case .damaged(let repository, let detail):
-            return "the restic repository \(repository) is damaged: \(detail)"
+            return "the restic repository \(repository) is damaged: \(FileNames.escaped(detail))"
         }
     }
 }
