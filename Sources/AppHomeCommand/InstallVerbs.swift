@@ -44,7 +44,7 @@ extension AppHomeCommand {
         let forgetAsked = args.contains("--forget-synced")
         let dryRun = args.contains("--dry-run")
         args.removeAll { $0 == "--forget-synced" || $0 == "--dry-run" }
-        let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
+        let id = try bundleIdentifier(try operands(args, ["bundle identifier"])[0])
         if dryRun { return try previewUninstall(id) }
         try finishInterruptedOperation()
         // The app's synced store goes with its home; its values stay on the other
