@@ -69,14 +69,17 @@ for name in ("unvalidated", "validated ScaryBugs", "validated 500 rows"):
           f"mean {r['mean']*1000:.2f} ms ± {r['stddev']*1000:.2f}, cpu {cpu(r)*1000:.2f} ms ({(cpu(r)/cpu(base) - 1)*100:+.1f}%)"
           + ("" if name == "unvalidated" else "  [target: +10% at most]"))
 # The targets, for the table at the end of `make bench` (bench/target.sh's rows).
+# Both the median time (what a user waits, mostly the write's fsync) and the CPU
+# time (what validation itself costs), each at most +10%.
 for name in ("validated ScaryBugs", "validated 500 rows"):
-    ours, peer = res[name]["median"] * 1000, base["median"] * 1000
-    met = "met" if ours / peer <= 1.10 else "MISSED"
-    row = (f"defaults write, {name} vs unvalidated", f"{ours:.3f}", f"{peer:.3f}", "ms", f"{ours / peer:.3f}", "<= 1.10", met)
-    print("target: %s: ours %s %s, peer %s, ratio %s (target %s): %s" % (row[0], row[1], row[3], row[2], row[4], row[5], row[6]))
-    if os.environ.get("BENCH_TARGETS"):
-        with open(os.environ["BENCH_TARGETS"], "a") as out:
-            out.write("\t".join(row) + "\n")
+    for what, ours, peer, unit in (("median", res[name]["median"] * 1000, base["median"] * 1000, "ms"),
+                                   ("cpu", cpu(res[name]) * 1000, cpu(base) * 1000, "ms cpu")):
+        met = "met" if ours / peer <= 1.10 else "MISSED"
+        row = (f"defaults write, {name} vs unvalidated ({what})", f"{ours:.3f}", f"{peer:.3f}", unit, f"{ours / peer:.3f}", "<= 1.10", met)
+        print("target: %s: ours %s %s, peer %s, ratio %s (target %s): %s" % (row[0], row[1], row[3], row[2], row[4], row[5], row[6]))
+        if os.environ.get("BENCH_TARGETS"):
+            with open(os.environ["BENCH_TARGETS"], "a") as out:
+                out.write("\t".join(row) + "\n")
 import os
 if os.path.exists(f"{w}/instructions.tsv"):
     rows = dict(line.split("\t") for line in open(f"{w}/instructions.tsv").read().split("\n") if line)
