@@ -211,7 +211,8 @@ extension MaintenanceCommandTests {
         for line in ["  doctor [--dry-run]                 find and repair what a crash left (interrupted\n",
                      "  purge-caches [--target-free SIZE]  empty apps' and app groups' Library/Caches,\n",
                      "  clean-tmp                          empty tmp/ of every app that is not running\n",
-                     "                                     groups prints GROUP-ID<TAB>PATH per app group\n"] {
+                     "                                     groups prints GROUP-ID<TAB>PATH per app group;\n",
+                     "                                     get_app_container (simctl's name) is another name for it\n"] {
             #expect(console.standardOutput.contains(line), "\(line)")
         }
     }
