@@ -25,6 +25,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 RUNS=${KEYCHAIN_RUNS:-1000}
 die() { printf 'bench/keychain.sh: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=bench/target.sh
+. "$here/target.sh"
+# A failure is never silent (set -e would end the script without a word).
+trap 'printf "bench/keychain.sh: line %s: a command failed (status %s)\n" "$LINENO" "$?" >&2' ERR
 
 if [[ ${1:-} != --in-session ]]; then
     for tool in dbus-run-session gnome-keyring-daemon secret-tool gcc pkg-config; do
@@ -42,6 +46,19 @@ if [[ ${1:-} != --in-session ]]; then
 fi
 
 printf %s "apphome-bench-keyring" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+# The session's gnome-keyring is ended here, before the session and before the
+# outer script removes its HOME: it would outlive the bus for a while, writing there.
+keyring_pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+    --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets | tr -cd '0-9 ' | awk '{print $NF}')
+stop_keyring() {
+    kill "$keyring_pid" 2>/dev/null || return 0
+    for _ in $(seq 100); do kill -0 "$keyring_pid" 2>/dev/null || return 0; sleep 0.05; done
+}
+# Only what this session started is ended here; $KWORK is the outer script's to
+# remove. (This trap used to end with `kill` of the prefsd the script had
+# already ended: under set -e that failure ended the trap, and the script, with
+# status 1 and no message, so `make bench` stopped after this script.)
+trap 'stop_keyring' EXIT
 app=com.example.ScaryBugs
 bundle=$top/examples/ScaryBugs-v1/ScaryBugs.app
 ns() { date +%s%N; }
@@ -108,7 +125,7 @@ echo "### keychain: through prefsd (its keybag), the device key in gnome-keyring
 sock=$KWORK/run/apphome-bench/prefsd.sock
 "$BIN_DIR/prefsd" --foreground --root "$KWORK/root-secret-service" --socket "$sock" 2>"$KWORK/prefsd.log" &
 prefsd_pid=$!
-trap 'kill "$prefsd_pid" 2>/dev/null; rm -rf "$KWORK"' EXIT
+trap 'kill "$prefsd_pid" 2>/dev/null || true; stop_keyring' EXIT
 for _ in $(seq 100); do [[ -S $KWORK/run/apphome-bench/credentials.sock ]] && break; sleep 0.05; done
 [[ -S $KWORK/run/apphome-bench/credentials.sock ]] || die "prefsd did not start: $(cat "$KWORK/prefsd.log")"
 export APPHOME_PREFSD=require APPHOME_SOCKET=$sock
@@ -125,19 +142,20 @@ done
 b=$(ns)
 ours_cli=$(us "$a" "$b")
 per "security find-generic-password -w (through prefsd, whenUnlocked)" "$a" "$b"
-awk -v o="$ours_cli" -v p="$peer_cli" 'BEGIN { printf "ratio: security through prefsd / secret-tool lookup = %.2fx (target <= 0.25x)\n", o / p }'
+bench_target "security -w through prefsd vs secret-tool lookup" "$ours_cli" "$peer_cli" "µs" 0.25
 ours_in=$("$BIN_DIR/keychainbench" --app-keychain "$KWORK/root-secret-service" "$app" bench whenUnlocked "$RUNS")
 echo "$ours_in"
 peer_in=$("$KWORK/secret_lookup_bench" app bench key bench "$RUNS")
 echo "$peer_in"
-awk -v o="$ours_in" -v p="$peer_in" 'BEGIN {
-    split(o, a, " µs per"); n = split(a[1], x, " "); split(p, b, " µs per"); m = split(b[1], y, " ")
-    printf "ratio: AppKeychain through prefsd / secret_password_lookup_sync = %.2fx (target <= 0.5x)\n", x[n] / y[m] }'
+per_lookup() { awk '{ split($0, a, " µs per"); n = split(a[1], x, " "); print x[n] }' <<<"$1"; }
+bench_target "AppKeychain through prefsd vs secret_password_lookup_sync" "$(per_lookup "$ours_in")" "$(per_lookup "$peer_in")" "µs" 0.5
 head -c 48 /dev/urandom | "$BIN_DIR/security" --root "$KWORK/root-secret-service" add-credential -u bench.service -c token
-"$BIN_DIR/keychainbench" --credentials "$KWORK/run/apphome-bench/credentials.sock" bench.service token 1000 10 \
-    | sed 's/$/ (target p99 <= 2 ms)/'
+credentials=$("$BIN_DIR/keychainbench" --credentials "$KWORK/run/apphome-bench/credentials.sock" bench.service token 1000 10)
+echo "$credentials"
+bench_bound "credential socket, 1,000 loads by 10 peers: p99" "$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' <<<"$credentials")" ms 2
 unset APPHOME_PREFSD APPHOME_SOCKET
 kill "$prefsd_pid"; wait "$prefsd_pid" 2>/dev/null || true
+trap 'stop_keyring' EXIT
 if grep -q 'bench-secret' "$KWORK/prefsd.log"; then die "a secret is in prefsd's log"; fi
 
 [[ $only_prefsd == 1 ]] && exit 0

@@ -16,6 +16,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 die() { printf 'bench/prefsd_bench.sh: %s\n' "$*" >&2; exit 1; }
 log() { printf '\n### %s\n' "$*" >&2; }
+# shellcheck source=bench/target.sh
+. "$here/target.sh"
 
 if [[ ${1:-} == --in-session ]]; then
     schema=org.apphome.prefsbench
@@ -47,8 +49,13 @@ if [[ ${1:-} == --in-session ]]; then
     "$BIN_DIR/prefsbench" latency --socket "$sock" --root "$ROOT" --count "$ops"
     "$WORK/gsettings_bench" latency "$ops"
     log "storm: 10 clients x $storm writes"
-    "$BIN_DIR/prefsbench" storm --socket "$sock" --root "$ROOT" --clients 10 --count "$storm"
-    "$WORK/gsettings_bench" storm 10 "$storm"
+    ours=$("$BIN_DIR/prefsbench" storm --socket "$sock" --root "$ROOT" --clients 10 --count "$storm")
+    echo "$ours"
+    peer=$("$WORK/gsettings_bench" storm 10 "$storm")
+    echo "$peer"
+    field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2" | tail -1; }
+    bench_target_at_least "prefsd 10-client write storm: writes/s vs GSettings" "$(field ops_per_s "$ours")" "$(field ops_per_s "$peer")" "writes/s" 2
+    bench_bound "prefsd 10-client write storm: p99" "$(awk -v u="$(field p99_us "$ours")" 'BEGIN { printf "%.3f", u / 1000 }')" ms 1
     exit 0
 fi
 

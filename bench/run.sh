@@ -205,67 +205,88 @@ if [[ ${SKIP_CODEC:-0} != 1 ]]; then
     fi
 fi
 
+# Every part runs, whatever another one did: a part that fails is named (and is a
+# row of the final table), and the others still run. Each part's targets are kept in
+# $BENCH_TARGETS (bench/target.sh) and its output in $WORK/part-NAME.log; one table
+# of every target, met or missed, with the peer's figure beside ours, ends the run.
+export BENCH_TARGETS=$WORK/targets.tsv
+: > "$BENCH_TARGETS"
+failed=()
+part() { # part NAME COMMAND...
+    local name=$1
+    shift
+    if ! "$@" | tee "$WORK/part-$name.log"; then
+        printf 'bench/run.sh: the %s part failed\n' "$name" >&2
+        printf '%s\t-\t-\t-\t-\t-\tFAILED\n' "$name (the whole part)" >> "$BENCH_TARGETS"
+        failed+=("$name")
+    fi
+}
+
 # --- apphome update: rename vs copy; doctor on a healthy root ----------------------------
 if [[ ${SKIP_APPHOME_UPDATE:-0} != 1 && -x $BIN_DIR/apphome ]]; then
     log "apphome update of 1,000 files / 100 MB in Documents vs cp -a"
-    BIN_DIR=$BIN_DIR "$here/apphome_update.sh"
+    part update "$here/apphome_update.sh"
 fi
 
 # --- containers: update by rename, incremental backup (bench/containers.sh) ------------------
 if [[ ${SKIP_CONTAINERS:-0} != 1 ]]; then
     log "containers: update of an app with ${FILES:-1000} files / ${MB:-100} MiB; first and second backup"
-    BIN_DIR=$BIN_DIR "$here/containers.sh" | tee "$WORK/containers.log"
+    part containers "$here/containers.sh"
 fi
 
 # --- a live SQLite database: apphome backup vs sqlite3 .backup (bench/database_backup.sh) ---
 if [[ ${SKIP_DATABASE:-0} != 1 ]]; then
     log "database: backup of a ${DB_MB:-100} MiB SQLite database under a writer; apphome backup vs sqlite3 .backup"
-    BIN_DIR=$BIN_DIR "$here/database_backup.sh" | tee "$WORK/database.log"
+    part database "$here/database_backup.sh"
 fi
 
 # --- backups at scale: 100,000 files of 1 KiB, apphome backup/restore vs cp -a ------------
 if [[ ${SKIP_BACKUP_SCALE:-0} != 1 ]]; then
     log "backups at scale: ${FILES_SCALE:-100000} files of 1 KiB; apphome backup and restore vs cp -a"
-    BIN_DIR=$BIN_DIR FILES=${FILES_SCALE:-100000} "$here/backup_scale.sh" | tee "$WORK/backup_scale.log"
+    part backup_scale env FILES="${FILES_SCALE:-100000}" "$here/backup_scale.sh"
 fi
 
 # --- backups to restic: a 100 MiB home under a writer vs plain restic backup ------------
 if [[ ${SKIP_RESTIC:-0} != 1 ]]; then
     log "restic: apphome backup --to restic: of a ${HOME_MB:-100} MiB home (database under a writer) vs restic backup"
-    BIN_DIR=$BIN_DIR "$here/restic_backup.sh" | tee "$WORK/restic.log"
+    part restic "$here/restic_backup.sh"
 fi
 
 # --- settings bundles: lint time, validated vs unvalidated write ------------------------
 if [[ ${SKIP_SETTINGS:-0} != 1 ]]; then
-    BIN_DIR=$BIN_DIR "$here/settings_bundle.sh"
+    part settings "$here/settings_bundle.sh"
 fi
-
-"$PYTHON" "$here/summarize.py" "$WORK"
-echo "bench took $((SECONDS - started)) s"
 
 # --- keychain: security / keychainbench vs secret-tool / libsecret on gnome-keyring ------
 if [[ ${SKIP_KEYCHAIN:-0} != 1 ]]; then
-    BIN_DIR=$BIN_DIR "$here/keychain.sh"
+    part keychain "$here/keychain.sh"
 fi
 
 # --- Secret Service: apphome-secretd vs gnome-keyring through secret-tool ----------------
 if [[ ${SKIP_SECRET_SERVICE:-0} != 1 ]]; then
-    BIN_DIR=$BIN_DIR "$here/secret_service.sh"
+    part secret_service "$here/secret_service.sh"
 fi
 
 # --- prefsd vs dconf (bench/prefsd_bench.sh): CLI, in-process latency, 10-client storm ---
 if [[ ${SKIP_PREFSD:-0} != 1 ]]; then
-    BIN_DIR=$BIN_DIR "$here/prefsd_bench.sh"
+    part prefsd "$here/prefsd_bench.sh"
 fi
 
 # --- synced key-value stores: merge, and latency through Syncthing (bench/sync.sh) ---------
 if [[ ${SKIP_SYNC:-0} != 1 ]]; then
     log "sync: merge of 100 logs x 1,000 changes; write -> watcher through Syncthing vs Syncthing alone"
-    BIN_DIR=$BIN_DIR "$here/sync.sh"
+    part sync "$here/sync.sh"
 fi
 
 # --- keyed archives: KeyedArchive vs swift-corelibs-foundation (bench/keyed_archive.sh) ---
 if [[ ${SKIP_ARCHIVE:-0} != 1 ]]; then
     log "archive: keyed-archive decode and encode vs NSKeyedUnarchiver/NSKeyedArchiver"
-    BIN_DIR=$BIN_DIR "$here/keyed_archive.sh"
+    part archive "$here/keyed_archive.sh"
+fi
+
+"$PYTHON" "$here/summarize.py" "$WORK"
+echo "bench took $((SECONDS - started)) s"
+if (( ${#failed[@]} )); then
+    printf 'bench/run.sh: parts that failed: %s (their output is above)\n' "${failed[*]}" >&2
+    exit 1
 fi

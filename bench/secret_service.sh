@@ -54,6 +54,9 @@ DBUS_SESSION_BUS_ADDRESS=$ah_bus HOME=$work/ah-home "$BIN_DIR/apphome-secretd" 2
 pids+=("$!")
 wait_name "$ah_bus"
 
+# shellcheck source=bench/target.sh
+. "$(dirname "${BASH_SOURCE[0]}")/target.sh"
+declare -A per_op=()
 row() { awk -v n="$1" -v a="$2" -v b="$3" -v r="$4" -v u="$5" 'BEGIN { t = b - a; printf "%-48s %6d %s in %7.3f s, %8.2f ms per %s\n", n, r, u "s", t, t / r * 1e3, u }'; }
 now() { date +%s.%N; }
 
@@ -65,6 +68,7 @@ lookup() { # lookup NAME BUS
     for _ in $(seq 1 "$RUNS"); do DBUS_SESSION_BUS_ADDRESS=$2 HOME=$work/gk-home secret-tool lookup app bench key bench >/dev/null; done
     b=$(now)
     row "secret-tool lookup, $1" "$a" "$b" "$RUNS" "look-up"
+    per_op[lookup-$1]=$(awk -v a="$a" -v b="$b" -v r="$RUNS" 'BEGIN { printf "%.3f", (b - a) / r * 1e3 }')
 }
 
 storm() { # storm NAME BUS
@@ -81,6 +85,7 @@ storm() { # storm NAME BUS
     for c in "${clients[@]}"; do wait "$c" || die "$1: a storm client failed"; done
     b=$(now)
     row "10 clients store+lookup at once, $1" "$a" "$b" "$((10 * STORM * 2))" "call"
+    per_op[storm-$1]=$(awk -v a="$a" -v b="$b" -v r="$((10 * STORM * 2))" 'BEGIN { printf "%.3f", (b - a) / r * 1e3 }')
 }
 
 echo
@@ -89,3 +94,5 @@ lookup "gnome-keyring" "$gk_bus"
 lookup "apphome-secretd" "$ah_bus"
 storm "gnome-keyring" "$gk_bus"
 storm "apphome-secretd" "$ah_bus"
+bench_target "secret-tool lookup: apphome-secretd vs gnome-keyring" "${per_op[lookup-apphome-secretd]}" "${per_op[lookup-gnome-keyring]}" "ms" 1.0
+bench_target "10 clients store+lookup: apphome-secretd vs gnome-keyring" "${per_op[storm-apphome-secretd]}" "${per_op[storm-gnome-keyring]}" "ms" 1.0

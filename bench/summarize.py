@@ -112,7 +112,57 @@ def main():
             print("  (best of each; plistbench/%s %.2f)" % (min(peers)[1], ours[0] / min(peers)[0]))
         else:
             print()
-    print("targets: %s" % ("all MET" if met_all else "NOT all met"))
+    print("read/write targets: %s" % ("all MET" if met_all else "NOT all met"))
+    every_target(directory, read, write)
+
+
+def other_targets(directory):
+    """Rows of the parts that print their targets in their own words, not through
+    bench/target.sh: a line with `target <= N` and its ratio (`ratio R, target`,
+    or `R (target`), with the first two `N ms` figures as ours and the peer's."""
+    rows = []
+    for name in sorted(os.listdir(directory)):
+        if not (name.startswith("part-") and name.endswith(".log")):
+            continue
+        for line in open(os.path.join(directory, name), errors="replace"):
+            if line.startswith("target: "):
+                continue
+            m = re.search(r"(?:ratio ([0-9.]+), target|([0-9.]+) \(target) <= ([0-9.]+)", line)
+            if not m:
+                continue
+            ratio = float(m.group(1) or m.group(2))
+            bound = float(m.group(3))
+            figures = re.findall(r"([0-9][0-9.,]*) ms", line)
+            ours, peer = (figures[0], figures[1]) if len(figures) >= 2 else ("-", "-")
+            label = re.sub(r"\s+", " ", line.split("(")[0].split("|")[0]).strip()[:60]
+            rows.append((name[5:-4] + ": " + label, ours, peer, "ms" if ours != "-" else "", "%.3f" % ratio,
+                         "<= %g" % bound, "met" if ratio <= bound else "MISSED"))
+    return rows
+
+
+def every_target(directory, read, write):
+    """One table of every target of the run, met or missed, ours beside the peer's."""
+    rows = []
+    for name, results in (("read", read), ("write", write)):
+        if results:
+            peer, bound = TARGETS[name]
+            d, b = ms(results["defaults"]["mean"]), ms(results[peer]["mean"])
+            rows.append(("defaults %s vs %s" % (name, peer), "%.3f" % d, "%.3f" % b, "ms", "%.3f" % (d / b),
+                         "<= %g" % bound, "met" if d / b <= bound else "MISSED"))
+    try:
+        for line in open(os.path.join(directory, "targets.tsv")):
+            cells = line.rstrip("\n").split("\t")
+            if len(cells) == 7:
+                rows.append(tuple(cells))
+    except FileNotFoundError:
+        pass
+    rows += other_targets(directory)
+    print("\n==================== every target of this run ====================")
+    print("%-66s %12s %12s %-9s %8s %9s  %s" % ("target", "ours", "peer", "unit", "ratio", "bound", "result"))
+    for r in rows:
+        print("%-66s %12s %12s %-9s %8s %9s  %s" % (r[0][:66], r[1], r[2], r[3], r[4], r[5], r[6]))
+    counts = {k: sum(1 for r in rows if r[6] == k) for k in ("met", "MISSED", "FAILED")}
+    print("%d targets: %d met, %d missed, %d parts failed" % (len(rows), counts["met"], counts["MISSED"], counts["FAILED"]))
 
 
 if __name__ == "__main__":

@@ -170,6 +170,86 @@ EOF
     case "$(sec dump-keychain)" in *mem-pass*|*'"mem"'*) fail "a session item reached the keychain";; *) ok "session items stay in memory";; esac
     kill -0 $pid 2>/dev/null && ok "a client leaving mid-call leaves the service running" || fail "the service died"
 
+    # Errors by their names, attribute values as bytes, the size limit, and
+    # another client answered while one pipelines 300 CreateItem calls.
+    out=$("$py" - <<'EOF' 2>&1
+import threading, time, unicodedata
+import secretstorage
+from jeepney import new_method_call, DBusAddress, Properties, MessageType
+from jeepney.io.blocking import open_dbus_connection
+conn = open_dbus_connection(bus='SESSION')
+def call(path, interface, method, signature=None, body=()):
+    r = conn.send_and_get_reply(new_method_call(DBusAddress(path, 'org.freedesktop.secrets', interface), method, signature, body))
+    return (r.header.fields.get(4), r.body) if r.header.message_type == MessageType.error else (None, r.body)
+ITEM = 'org.freedesktop.Secret.Item'
+PROPS = 'org.freedesktop.DBus.Properties'
+_, (_, plain) = call('/org/freedesktop/secrets', 'org.freedesktop.Secret.Service', 'OpenSession', 'sv', ('plain', ('s', '')))
+def create(collection, attrs, secret, replace=False, label='x'):
+    return call(collection, 'org.freedesktop.Secret.Collection', 'CreateItem', 'a{sv}(oayays)b',
+                ({'org.freedesktop.Secret.Item.Label': ('s', label), 'org.freedesktop.Secret.Item.Attributes': ('a{ss}', attrs)},
+                 (plain, b'', secret, 'text/plain'), replace))
+login, session = '/org/freedesktop/secrets/collection/login', '/org/freedesktop/secrets/collection/session'
+for col in (login, session):
+    name = col.rsplit('/', 1)[1]
+    err, (path, _) = create(col, {'errs': name}, b'e')
+    call(path, ITEM, 'Delete')
+    unknown = col + '/' + ('0' * 32 if col == login else '999999')
+    for what, p in (('deleted', path), ('unknown', unknown)):
+        print(name, what, 'Get', call(p, PROPS, 'Get', 'ss', (ITEM, 'Label'))[0])
+        print(name, what, 'Set', call(p, PROPS, 'Set', 'ssv', (ITEM, 'Label', ('s', 'y')))[0])
+        print(name, what, 'GetAll', call(p, PROPS, 'GetAll', 's', (ITEM,)))
+    # NFC and NFD "cafe" are two values: each search finds its own item, and
+    # a replace of one leaves the other's secret.
+    nfc, nfd = unicodedata.normalize('NFC', 'caf\u00e9'), unicodedata.normalize('NFD', 'caf\u00e9')
+    assert nfc.encode() != nfd.encode()
+    create(col, {'nf': nfc}, b'nfc-secret')
+    create(col, {'nf': nfd}, b'nfd-secret', replace=True)
+    _, (found,) = call(col, 'org.freedesktop.Secret.Collection', 'SearchItems', 'a{ss}', ({'nf': nfc},))
+    secrets = [bytes(call(f, ITEM, 'GetSecret', 'o', (plain,))[1][0][2]) for f in found]
+    print(name, 'nfc search', len(found), secrets)
+    _, (found,) = call(col, 'org.freedesktop.Secret.Collection', 'SearchItems', 'a{ss}', ({'nf': nfd},))
+    print(name, 'nfd search', len(found), [bytes(call(f, ITEM, 'GetSecret', 'o', (plain,))[1][0][2]) for f in found])
+    print(name, 'big', create(col, {'big': 'yes'}, b'x' * ((1 << 20) + 1))[0])
+    print(name, 'at the limit', create(col, {'big': 'limit'}, b'x' * (1 << 20))[0])
+# Fairness: one client pipelines 300 CreateItem calls; another's ReadAlias is
+# answered while most of them still wait (before: behind all of them).
+flood = open_dbus_connection(bus='SESSION')
+fs = flood.send_and_get_reply(new_method_call(DBusAddress('/org/freedesktop/secrets', 'org.freedesktop.secrets', 'org.freedesktop.Secret.Service'),
+                                              'OpenSession', 'sv', ('plain', ('s', '')))).body[1]
+replies = []
+def reader():
+    while len(replies) < 300:
+        flood.receive(); replies.append(time.monotonic())
+t = threading.Thread(target=reader); t.start()
+for n in range(300):
+    flood.send(new_method_call(DBusAddress(login, 'org.freedesktop.secrets', 'org.freedesktop.Secret.Collection'), 'CreateItem', 'a{sv}(oayays)b',
+                               ({'org.freedesktop.Secret.Item.Attributes': ('a{ss}', {'pipelined': str(n)})}, (fs, b'', b'p', 'text/plain'), True)))
+while not replies: time.sleep(0.001)
+start = time.monotonic()
+call('/org/freedesktop/secrets', 'org.freedesktop.Secret.Service', 'ReadAlias', 's', ('default',))
+answered = time.monotonic()
+t.join()
+print('flood replies after ReadAlias', sum(1 for r in replies if r > answered), 'waited %.0f ms' % ((answered - start) * 1000))
+EOF
+)
+    for col in login session; do
+        for what in deleted unknown; do
+            for m in Get Set GetAll; do
+                case "$out" in *"$col $what $m org.freedesktop.Secret.Error.NoSuchObject"*|*"$col $what $m ('org.freedesktop.Secret.Error.NoSuchObject'"*) ok "$col: $m on a $what item: NoSuchObject";;
+                    *) fail "$col: $m on a $what item: $(echo "$out" | grep "$col $what $m" || echo "$out")";; esac
+            done
+        done
+        case "$out" in *"$col nfc search 1 [b'nfc-secret']"*) ok "$col: NFC and NFD values are two (search, replace)";; *) fail "$col NFC/NFD: $(echo "$out" | grep "$col nf" || echo "$out")";; esac
+        case "$out" in *"$col nfd search 1 [b'nfd-secret']"*) ok "$col: the NFD item is its own";; *) fail "$col NFD: $(echo "$out" | grep "$col nfd")";; esac
+        case "$out" in *"$col big org.freedesktop.DBus.Error.LimitsExceeded"*) ok "$col: 1 MiB + 1 is LimitsExceeded";; *) fail "$col 1 MiB + 1: $(echo "$out" | grep "$col big")";; esac
+        case "$out" in *"$col at the limit None"*) ok "$col: 1 MiB is kept";; *) fail "$col 1 MiB: $(echo "$out" | grep "$col at the")";; esac
+    done
+    n=$(echo "$out" | sed -n 's/^flood replies after ReadAlias \([0-9]*\).*/\1/p')
+    [ -n "$n" ] && [ "$n" -ge 200 ] && ok "another client is answered during a 300-call pipeline ($(echo "$out" | grep '^flood'))" \
+        || fail "fairness: $(echo "$out" | grep '^flood' || echo "$out")"
+    out=$(secret-tool search --all pipelined 0 2>&1)
+    case "$out" in *"attribute.pipelined = 0"*) ok "the pipelined items were stored";; *) fail "pipelined items: $out";; esac
+
     # keyring's SecretService backend.
     kr() { "$VENV/bin/keyring" -b keyring.backends.SecretService.Keyring "$@"; }
     printf 'kr-pass\n' | kr set kr-svc kr-user || fail "keyring set"
@@ -220,6 +300,19 @@ check "Locked after lock-keychain" "(<true>,)" \
     "$(gdbus call --session -d org.freedesktop.secrets -o /org/freedesktop/secrets/aliases/default -m org.freedesktop.DBus.Properties.Get org.freedesktop.Secret.Collection Locked)"
 out=$(timeout 10 secret-tool lookup lock test 2>&1); rc=$?
 [ $rc -ne 0 ] && [ "$out" != "lockme" ] && ok "secret-tool lookup of a locked item finds nothing (prompt dismissed)" || fail "locked lookup: rc $rc '$out'"
+lockitem=$(gdbus call --session -d org.freedesktop.secrets -o /org/freedesktop/secrets -m org.freedesktop.Secret.Service.SearchItems "{'lock': 'test'}" | grep -o "/org/freedesktop/secrets/collection/login/[0-9a-f]*" | head -1)
+# (The error's name on the wire, which gdbus does not print: secretstorage reads it.)
+out=$("$VENV/bin/python" - "$lockitem" <<'EOF' 2>&1
+import sys
+from jeepney import new_method_call, DBusAddress
+from jeepney.io.blocking import open_dbus_connection
+r = open_dbus_connection(bus='SESSION').send_and_get_reply(new_method_call(
+    DBusAddress(sys.argv[1], 'org.freedesktop.secrets', 'org.freedesktop.DBus.Properties'), 'Set', 'ssv',
+    ('org.freedesktop.Secret.Item', 'Label', ('s', 'changed'))))
+print(r.header.fields.get(4))
+EOF
+)
+check "Set while locked: IsLocked" "org.freedesktop.Secret.Error.IsLocked" "$out"
 out=$(gdbus call --session -d org.freedesktop.secrets -o /org/freedesktop/secrets -m org.freedesktop.Secret.Service.Unlock "['/org/freedesktop/secrets/collection/login']")
 case "$out" in *"/org/freedesktop/secrets/prompt/"*) ok "Unlock of a locked collection returns a prompt";; *) fail "Unlock: $out";; esac
 printf 'pass phrase\n' | sec unlock-keychain || fail "unlock-keychain"

@@ -141,4 +141,11 @@ public struct AppHomeCommand {
         if args.count > names.count { throw .usage("unexpected argument '\(args[names.count])'") }
         return args
     }
+
+    /// A bundle identifier given on the command line: a malformed one is a
+    /// usage error (with the pointer to the verb's help), as every other
+    /// malformed operand is.
+    func bundleIdentifier(_ operand: String) throws(CommandFailure) -> BundleIdentifier {
+        do { return try BundleIdentifier(operand) } catch { throw .usage(error.description) }
+    }
 }

@@ -72,7 +72,7 @@ extension AppHomeCommand {
             if let extra = parsed.operands.first { throw CommandFailure.usage("unexpected argument '\(extra)' with --all") }
             id = nil
         } else {
-            id = try BundleIdentifier(try operands(parsed.operands, ["bundle identifier or --all"])[0])
+            id = try bundleIdentifier(try operands(parsed.operands, ["bundle identifier or --all"])[0])
         }
         let secrets = try backupSecrets(parsed.flags, confirm: true)
         if let restic {
@@ -140,7 +140,7 @@ extension AppHomeCommand {
             if given.contains("/") {
                 path = given
             } else {
-                path = try manager.latestBackup(of: try BundleIdentifier(given), in: parsed.values["--from"])
+                path = try manager.latestBackup(of: try bundleIdentifier(given), in: parsed.values["--from"])
             }
             report = try manager.restore(from: path, bundle: bundle, secrets: secrets, allowDowngrade: parsed.flags.contains("--allow-downgrade"))
         } catch let error as ContainersError {
@@ -202,7 +202,7 @@ extension AppHomeCommand {
         let parsed = try scan(args, options: ["--from", "--read-data-subset"], flags: ["--verify"])
         let verify = parsed.flags.contains("--verify")
         let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
-        let id = try ops.first.map { try BundleIdentifier($0) }
+        let id = try ops.first.map { try bundleIdentifier($0) }
         let subset = parsed.values["--read-data-subset"]
         if subset != nil && !verify { throw CommandFailure.usage("--read-data-subset goes with --verify") }
         if let from = parsed.values["--from"], let repository = ResticRepository.parse(from) {
@@ -254,7 +254,7 @@ extension AppHomeCommand {
         }
         let dryRun = parsed.flags.contains("--dry-run")
         let ops = try operands(parsed.operands, ["bundle identifier"], optional: 1)
-        let id = try ops.first.map { try BundleIdentifier($0) }
+        let id = try ops.first.map { try bundleIdentifier($0) }
         if let from = parsed.values["--from"], let repository = ResticRepository.parse(from) {
             return try resticPrune(id, repository: repository, keep: keep, dryRun: dryRun)
         }

@@ -32,7 +32,8 @@ enum HelpText {
       info <bundle-id>                   show an installed app's details
       container <bundle-id> [KIND]       print one path of an app; KIND is
                                          app (default), data, documents, library, caches or tmp;
-                                         groups prints GROUP-ID<TAB>PATH per app group
+                                         groups prints GROUP-ID<TAB>PATH per app group;
+                                         get_app_container (simctl's name) is another name for it
       run <bundle-id> -- CMD [ARG...]    run CMD inside the app's home and environment
                                          (XDG_CONFIG_HOME is its Library/Preferences, so
                                          Foundation's UserDefaults is the app's domain)

@@ -16,6 +16,7 @@ extension AppHomeCommand {
         console.out("installed \(report.entry.bundleIdentifier) \(report.entry.displayVersion) at \(report.home.path)\n")
         for failure in report.participantFailures { console.err("apphome: warning: \(failure)\n") }
         warnAboutSettingsBundle(report.home.app)
+        warnAboutFoundationLayout(report.entry.bundleIdentifier)
     }
 
     /// `update <Name.app> [--allow-downgrade]`: a lower `CFBundleVersion`
@@ -33,6 +34,7 @@ extension AppHomeCommand {
         console.out("moved \(report.movedItems.count) item(s) of user data (\(report.userDataBytesCopied) bytes copied); bundle: \(report.bundleBytesCopied) bytes copied\n")
         for failure in report.participantFailures { console.err("apphome: warning: \(failure)\n") }
         warnAboutSettingsBundle(report.home.app)
+        warnAboutFoundationLayout(report.entry.bundleIdentifier)
         if let leftover = report.leftoverHome {
             console.err("apphome: warning: could not remove the old home \(leftover): \(report.leftoverReason ?? "unknown error")\n")
         }
@@ -44,7 +46,7 @@ extension AppHomeCommand {
         let forgetAsked = args.contains("--forget-synced")
         let dryRun = args.contains("--dry-run")
         args.removeAll { $0 == "--forget-synced" || $0 == "--dry-run" }
-        let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
+        let id = try bundleIdentifier(try operands(args, ["bundle identifier"])[0])
         if dryRun { return try previewUninstall(id) }
         try finishInterruptedOperation()
         // The app's synced store goes with its home; its values stay on the other
@@ -90,6 +92,12 @@ extension AppHomeCommand {
     /// Lints the installed app's `Settings.bundle` and shows its errors on
     /// standard error. The install stands, as on iOS, where Settings.app
     /// silently skips what it cannot show.
+    /// Says when a compiled executable would miss the app's identifier
+    /// through stock Foundation's `Bundle.main` (the install goes on).
+    func warnAboutFoundationLayout(_ id: BundleIdentifier) {
+        if let problem = manager.foundationLayoutProblem(of: id) { console.err("apphome: warning: \(problem)\n") }
+    }
+
     func warnAboutSettingsBundle(_ app: String) {
         guard let bundle = try? SettingsBundle(path: app + "/Settings.bundle") else { return }
         let errors = Linter().lint(bundle).findings.filter { $0.severity == .error }

@@ -10,7 +10,7 @@ extension AppHomeCommand {
         _ = try scanner.leadingOptions([], stopAt: ["--"], unknown: { .usage("unknown option '\($0)'") })
         var rest = scanner.rest
         guard let first = rest.popFirst() else { throw CommandFailure.usage("missing bundle identifier") }
-        let id = try BundleIdentifier(first)
+        let id = try bundleIdentifier(first)
         var arguments = Array(rest)
         if arguments.first == "--" { arguments.removeFirst() }
         return try manager.launch(id, arguments: arguments).shellStatus

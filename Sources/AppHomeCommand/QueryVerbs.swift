@@ -46,7 +46,7 @@ extension AppHomeCommand {
 
     /// `info <bundle-id>`.
     func info(_ args: [String]) throws {
-        let id = try BundleIdentifier(try operands(args, ["bundle identifier"])[0])
+        let id = try bundleIdentifier(try operands(args, ["bundle identifier"])[0])
         let e = try manager.entry(for: id)
         let home = manager.layout.home(uuid: e.homeUUID, bundleName: e.bundleName)
         var lines = [("Bundle ID", id.rawValue), ("Name", e.bundleName)]
@@ -74,7 +74,7 @@ extension AppHomeCommand {
     /// `groups` prints `group-id<TAB>path` per app group, as simctl does.
     func container(_ args: [String]) throws {
         let ops = try operands(args, ["bundle identifier", "container kind"], optional: 1)
-        let id = try BundleIdentifier(ops[0])
+        let id = try bundleIdentifier(ops[0])
         let kind = ops.count > 1 ? ops[1] : "app"
         guard Self.containerKinds.contains(kind) else {
             throw CommandFailure.usage("unknown container kind '\(kind)' (use \(Self.containerKinds.joined(separator: ", ")))")

@@ -121,7 +121,7 @@ extension AppHomeCommand {
     /// `restore <bundle-id> --from restic:REPO [--snapshot ID] [--app Name.app] [--accept-unsettled] [--allow-downgrade]`.
     func resticRestore(_ parsed: (operands: [String], values: [String: String], flags: Set<String>), repository: String) throws -> Int32 {
         let given = try operands(parsed.operands, ["bundle identifier"])[0]
-        let id = try BundleIdentifier(given)
+        let id = try bundleIdentifier(given)
         let secrets = try backupSecrets(parsed.flags, confirm: false)
         let report: ContainerManager.RestoreReport
         let snapshot: ResticSnapshot

@@ -7,7 +7,7 @@ extension AppHomeCommand {
     /// signal when a signal ended it) becomes apphome's.
     func runCommand(_ args: [String]) throws -> Int32 {
         guard let first = args.first else { throw CommandFailure.usage("missing bundle identifier") }
-        let id = try BundleIdentifier(first)
+        let id = try bundleIdentifier(first)
         var command = Array(args.dropFirst())
         if command.first == "--" { command.removeFirst() }
         guard !command.isEmpty else { throw CommandFailure.usage("missing command to run") }

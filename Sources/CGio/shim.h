@@ -30,30 +30,3 @@ static inline GVariant *apphome_bytes(const void *data, gsize length) {
 static inline gboolean apphome_is(GVariant *value, const char *type) {
     return g_variant_is_of_type(value, G_VARIANT_TYPE(type));
 }
-
-/// A GError with a D-Bus error name, for a property setter.
-static inline void apphome_set_dbus_error(GError **error, const char *name, const char *message) {
-    g_dbus_error_set_dbus_error(error, name, message, NULL);
-}
-
-/// The subtree vtable: enumerate, introspect, dispatch (allocated once, never freed).
-static inline GDBusSubtreeVTable *apphome_subtree_vtable(GDBusSubtreeEnumerateFunc enumerate,
-                                                         GDBusSubtreeIntrospectFunc introspect,
-                                                         GDBusSubtreeDispatchFunc dispatch) {
-    GDBusSubtreeVTable *v = g_new0(GDBusSubtreeVTable, 1);
-    v->enumerate = enumerate;
-    v->introspect = introspect;
-    v->dispatch = dispatch;
-    return v;
-}
-
-/// An interface vtable (allocated once, never freed).
-static inline GDBusInterfaceVTable *apphome_interface_vtable(GDBusInterfaceMethodCallFunc method,
-                                                             GDBusInterfaceGetPropertyFunc get,
-                                                             GDBusInterfaceSetPropertyFunc set) {
-    GDBusInterfaceVTable *v = g_new0(GDBusInterfaceVTable, 1);
-    v->method_call = method;
-    v->get_property = get;
-    v->set_property = set;
-    return v;
-}

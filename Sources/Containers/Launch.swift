@@ -42,3 +42,37 @@ extension ContainerManager {
         try run(identifier, command: [executable(of: identifier)] + arguments)
     }
 }
+
+extension ContainerManager {
+    /// Where stock Foundation's `Bundle.main` (swift-corelibs-foundation's
+    /// CFBundle) reads the Info.plist of a bundle whose executable is at its
+    /// top, relative to the bundle: `Contents/Info.plist` when the bundle has
+    /// a `Contents/` folder, else `Resources/Info.plist` when it has a
+    /// `Resources/` folder, else `Support Files/Info.plist` when it has that
+    /// one (the old layouts), else the `Info.plist` beside the executable.
+    public static func foundationInfoPlist(inBundle app: String) -> String {
+        for folder in ["Contents", "Resources", "Support Files"] where FileSystem.isDirectory(app + "/" + folder) {
+            return folder + "/Info.plist"
+        }
+        return "Info.plist"
+    }
+
+    /// Why a compiled executable of the installed app would miss its bundle
+    /// identifier through stock Foundation's `Bundle.main` (so that
+    /// `UserDefaults.standard` would not be the app's domain), or `nil`.
+    /// A script (`#!`) is not asked about: it has no `Bundle.main`.
+    public func foundationLayoutProblem(of identifier: BundleIdentifier) -> String? {
+        guard let executable = try? executable(of: identifier), let app = try? home(for: identifier).app,
+              let head = try? FileSystem.readFileIfPresent(executable)?.prefix(4), Array(head) == [0x7F, 0x45, 0x4C, 0x46] else { return nil }
+        let wanted = Self.foundationInfoPlist(inBundle: app)
+        guard wanted != "Info.plist" else { return nil }
+        if let bytes = try? FileSystem.readFileIfPresent(app + "/" + wanted), let info = (try? PlistCodec.decode(bytes))?.dictionaryValue,
+           case .string(identifier.rawValue)? = info["CFBundleIdentifier"] {
+            return nil
+        }
+        let folder = wanted.split(separator: "/")[0]
+        return "the bundle has a \(folder)/ folder, so stock Foundation's Bundle.main reads \(wanted), not the Info.plist beside "
+            + "the executable, and finds no CFBundleIdentifier \(identifier.rawValue) there: UserDefaults.standard would not be "
+            + "the app's domain; put a copy of Info.plist at \(wanted) (see docs/foundation-clients.md)"
+    }
+}

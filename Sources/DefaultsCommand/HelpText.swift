@@ -65,7 +65,8 @@ enum HelpText {
       --help, -h               print this help; help <verb> or <verb> --help
                                prints one verb's
       --version                print the version
-    An option a verb would not act on is a usage error. -g is -globalDomain.
+    An option a verb would not act on is a usage error. -g is -globalDomain;
+    remove is another name for delete.
 
     AppHome verbs:
       printHostIdentifier      prints the identifier used for -currentHost files

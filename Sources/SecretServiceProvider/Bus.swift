@@ -14,49 +14,69 @@ extension Provider {
         return r + "/" + String(cString: node)
     }
 
-    private static let methodCall: GDBusInterfaceMethodCallFunc = { _, sender, path, interface, method, parameters, invocation, ud in
-        let provider = Provider.this(ud)
-        provider.afterReply = []
+    /// Every call, properties included (the vtable has no property
+    /// functions, so GDBus hands `org.freedesktop.DBus.Properties` calls
+    /// here too, and each error goes back with its own D-Bus name): queued
+    /// by client, served by ``serveNext()``.
+    private static let methodCall: GDBusInterfaceMethodCallFunc = { _, sender, path, interface, method, _, invocation, ud in
+        Provider.this(ud).enqueue(PendingCall(sender: str(sender), path: str(path), interface: str(interface), method: str(method),
+                                              invocation: invocation!))
+    }
+
+    /// Serves one queued call; runs while any is queued.
+    private static let serveQueued: GSourceFunc = { ud in
+        Provider.this(ud).serveNext() ? 1 : 0
+    }
+
+    /// Queues `call` behind its client's earlier calls, and wakes the server.
+    /// A client with too many calls queued is refused at once.
+    func enqueue(_ call: PendingCall) {
+        guard calls.enqueue(call, limit: limits.queuedCallsPerClient) else {
+            g_dbus_method_invocation_return_dbus_error(call.invocation, DBusFailure.limits("").name,
+                                                       "this client has \(limits.queuedCallsPerClient) calls waiting; wait for their replies")
+            return
+        }
+        if !serving {
+            serving = true
+            // Below GDBus's own priority: every call already read is queued
+            // before the next is served, so each client gets its turn.
+            g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, Self.serveQueued, Unmanaged.passUnretained(self).toOpaque(), nil)
+        }
+    }
+
+    /// Answers the next client's oldest call (clients take turns); whether
+    /// any call is left.
+    func serveNext() -> Bool {
+        guard let call = calls.next() else { serving = false; return false }
+        serve(call)
+        if calls.isEmpty { serving = false; return false }
+        return true
+    }
+
+    /// Answers one call, then does what waits for its reply (signals).
+    func serve(_ call: PendingCall) {
+        afterReply = []
         do throws(DBusFailure) {
-            try provider.refuseAppContext(str(sender))
-            let reply = try provider.call(sender: str(sender), path: str(path), interface: str(interface), method: str(method), parameters!)
-            g_dbus_method_invocation_return_value(invocation, reply)
+            try refuseAppContext(call.sender)
+            let parameters = g_dbus_method_invocation_get_parameters(call.invocation)!
+            let reply = call.interface == Interfaces.properties
+                ? try propertiesCall(path: call.path, method: call.method, parameters)
+                : try self.call(sender: call.sender, path: call.path, interface: call.interface, method: call.method, parameters)
+            g_dbus_method_invocation_return_value(call.invocation, reply)
         } catch {
-            g_dbus_method_invocation_return_dbus_error(invocation, error.name, error.message)
+            g_dbus_method_invocation_return_dbus_error(call.invocation, error.name, error.message)
         }
-        let work = provider.afterReply
-        provider.afterReply = []
+        let work = afterReply
+        afterReply = []
         for w in work { w() }
     }
 
-    private static let getProperty: GDBusInterfaceGetPropertyFunc = { _, sender, path, interface, name, error, ud in
-        do throws(DBusFailure) {
-            let provider = Provider.this(ud)
-            try provider.refuseAppContext(str(sender))
-            return try provider.property(path: str(path), interface: str(interface), name: str(name))
-        } catch let failure {
-            apphome_set_dbus_error(error, failure.name, failure.message)
-            return nil
-        }
-    }
-
-    private static let setProperty: GDBusInterfaceSetPropertyFunc = { _, sender, path, interface, name, value, error, ud in
-        let provider = Provider.this(ud)
-        provider.afterReply = []
-        do throws(DBusFailure) {
-            try provider.refuseAppContext(str(sender))
-            try provider.setProperty(path: str(path), interface: str(interface), name: str(name), value!)
-        } catch let failure {
-            apphome_set_dbus_error(error, failure.name, failure.message)
-            return 0
-        }
-        let work = provider.afterReply
-        provider.afterReply = []
-        for w in work { w() }
-        return 1
-    }
-
-    nonisolated(unsafe) private static let interfaceVTable = apphome_interface_vtable(methodCall, getProperty, setProperty)
+    nonisolated(unsafe) private static let interfaceVTable: UnsafeMutablePointer<GDBusInterfaceVTable> = {
+        let v = UnsafeMutablePointer<GDBusInterfaceVTable>.allocate(capacity: 1)
+        v.initialize(to: GDBusInterfaceVTable())
+        v.pointee.method_call = methodCall
+        return v
+    }()
 
     /// A NULL-terminated `g_malloc`ed array of `g_strdup`ed strings.
     private static func strv(_ list: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<gchar>?> {
@@ -95,7 +115,14 @@ extension Provider {
         return UnsafePointer(interfaceVTable)
     }
 
-    nonisolated(unsafe) private static let subtreeVTable = apphome_subtree_vtable(enumerate, introspect, dispatch)
+    nonisolated(unsafe) private static let subtreeVTable: UnsafeMutablePointer<GDBusSubtreeVTable> = {
+        let v = UnsafeMutablePointer<GDBusSubtreeVTable>.allocate(capacity: 1)
+        v.initialize(to: GDBusSubtreeVTable())
+        v.pointee.enumerate = enumerate
+        v.pointee.introspect = introspect
+        v.pointee.dispatch = dispatch
+        return v
+    }()
 
     private static let nameOwnerChanged: GDBusSignalCallback = { _, _, _, _, _, parameters, ud in
         guard let parameters else { return }

@@ -202,7 +202,7 @@ extension Provider {
                     node = Hex.encode(r.id); replaced = r.replaced
                 } catch .invalidParameter(let m) { throw .limits(m) } catch { throw DBusFailure(error) }
             case .session:
-                if let existing = memoryOrder.first(where: { memory[$0]!.attributes.secretServiceAttributes == map }) {
+                if let existing = memoryOrder.first(where: { SecretServiceMapping.sameMap(memory[$0]!.attributes.secretServiceAttributes, map) }) {
                     guard replace else { throw .failed("an item with these attributes exists already (replace it instead)") }
                     var a = attributes
                     a.creationDate = memory[existing]!.attributes.creationDate
@@ -332,6 +332,31 @@ extension Provider {
     }
 
     // MARK: Properties
+
+    /// `org.freedesktop.DBus.Properties`: Get, Set and GetAll (GDBus has
+    /// checked the interface and property names, access and value types).
+    func propertiesCall(path: String, method: String, _ p: Variant.Value) throws(DBusFailure) -> Variant.Value? {
+        let interface = Variant.withChild(p, 0) { Variant.text($0) }
+        switch method {
+        case "Get":
+            let name = Variant.withChild(p, 1) { Variant.text($0) }
+            return Variant.tuple([Variant.boxed(try property(path: path, interface: interface, name: name))])
+        case "Set":
+            let name = Variant.withChild(p, 1) { Variant.text($0) }
+            let value = Variant.withChild(p, 2) { g_variant_get_variant($0)! }
+            defer { g_variant_unref(value) }
+            try setProperty(path: path, interface: interface, name: name, value)
+            return nil
+        case "GetAll":
+            if case .item(let c, let node)? = resolve(path) { _ = try item(c, node) }
+            let names = Interfaces.propertyNames(of: interface)
+            var values: [(String, Variant.Value)] = []
+            for n in names { values.append((n, try property(path: path, interface: interface, name: n))) }
+            return Variant.tuple([Variant.propertyMap(values)])
+        default:
+            throw .init(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(Interfaces.properties).\(method)")
+        }
+    }
 
     func property(path: String, interface: String, name: String) throws(DBusFailure) -> Variant.Value {
         switch resolve(path) {

@@ -45,13 +45,16 @@ public struct ProviderLimits: Sendable {
     public var sessionItems = 1000
     public var sessionsPerClient = 64
     public var promptsPerClient = 64
+    /// Calls one client may have waiting for their replies.
+    public var queuedCallsPerClient = 1024
     public init() {}
 }
 
 /// The Secret Service on the session bus: the login keychain as the
 /// `default` collection (also `login`), a `session` collection in memory,
 /// sessions and prompts. Runs on the thread of the GLib main loop: GDBus
-/// calls it there, one call at a time.
+/// hands it each call there, and it serves them one at a time, the
+/// clients taking turns (``CallQueue``).
 final class Provider {
     static let root = "/org/freedesktop/secrets"
     static let loginPath = root + "/collection/login"
@@ -96,6 +99,9 @@ final class Provider {
     let interfaces: [String: UnsafeMutablePointer<GDBusInterfaceInfo>]
     /// Work to do once the current call is answered (signals, a prompt's end).
     var afterReply: [() -> Void] = []
+    /// The calls waiting for their turn, and whether they are being served.
+    var calls = CallQueue()
+    var serving = false
     /// The login group's items as last read, with the file's identity then
     /// (inode, modification time, size): read again only when the file was
     /// replaced (every write replaces it: `security`, prefsd, this process).
@@ -231,15 +237,10 @@ final class Provider {
         }
         if contentType.utf8.count > 255 { throw .limits("the content type is longer than 255 bytes") }
         let value = Variant.withChild(v, 2) { Variant.byteArray($0) }
-        do {
-            let secret = try s.decode(parameters: parameters, value: value)
-            if secret.count > limits.secretBytes { throw Session.Refused(message: "the secret has \(secret.count) bytes; at most \(limits.secretBytes) are kept") }
-            return (secret, contentType)
-        } catch let refused as Session.Refused {
-            throw .invalidArgs(refused.message)
-        } catch {
-            throw .failed("\(error)")
-        }
+        let secret: SecureBytes
+        do { secret = try s.decode(parameters: parameters, value: value) } catch { throw .invalidArgs(error.message) }
+        if secret.count > limits.secretBytes { throw .limits("the secret has \(secret.count) bytes; at most \(limits.secretBytes) are kept") }
+        return (secret, contentType)
     }
 
     func outgoingSecret(_ secret: SecureBytes, _ a: ItemAttributes, session s: Session) -> Variant.Value {

@@ -30,6 +30,13 @@ enum Variant {
         return apphome_builder_finish(b)
     }
 
+    /// `a{sv}` from (name, value) pairs (each value is boxed here).
+    static func propertyMap(_ entries: [(String, Value)]) -> Value {
+        let b = apphome_builder_new("a{sv}")
+        for (k, v) in entries { g_variant_builder_add_value(b, g_variant_new_dict_entry(string(k), boxed(v))) }
+        return apphome_builder_finish(b)
+    }
+
     /// `a{o(oayays)}` from (item, secret struct) pairs.
     static func secretsMap(_ entries: [(String, Value)]) -> Value {
         let b = apphome_builder_new("a{o(oayays)}")

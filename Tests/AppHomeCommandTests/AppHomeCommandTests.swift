@@ -93,9 +93,9 @@ final class World: @unchecked Sendable {
         (["list", "extra"], 255, "apphome: unexpected argument 'extra'\n"),
         (["run", "com.example.ScaryBugs", "--"], 255, "apphome: missing command to run\n"),
         (["info", "com.example.ScaryBugs"], 1, "apphome: com.example.ScaryBugs is not installed\n"),
-        (["container", "noDots"], 1,
+        (["container", "noDots"], 255,
          "apphome: invalid bundle identifier 'noDots': it must be reverse-DNS with at least two components, like com.example.App\n"),
-        (["uninstall", "../evil"], 1, "apphome: invalid bundle identifier '../evil': it must not start or end with '.'\n"),
+        (["uninstall", "../evil"], 255, "apphome: invalid bundle identifier '../evil': it must not start or end with '.'\n"),
         (["install", "/nonexistent/X.app"], 1, "apphome: cannot use bundle /nonexistent/X.app: it is not a directory\n"),
         (["install", "/nonexistent/X"], 1, "apphome: cannot use bundle /nonexistent/X: the directory name must end in '.app'\n"),
     ] as [([String], Int32, String)])

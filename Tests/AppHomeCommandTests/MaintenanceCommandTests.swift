@@ -189,6 +189,19 @@ import PropertyList
         #expect(console.standardError == firstLine + "Run 'apphome help \(verb)' for its usage.\n")
         #expect(!FileManager.default.fileExists(atPath: w.root))
     }
+
+    /// A malformed bundle identifier on the command line is a usage error of
+    /// its verb, with the pointer to its help, as every other one is.
+    @Test(arguments: [["container", "X", "documentz"], ["info", "bad/id"], ["run", "X", "--", "true"], ["launch", "X"],
+                      ["uninstall", "X"], ["backup", "X"]])
+    func aMalformedBundleIdentifierIsAUsageError(_ args: [String]) {
+        let w = World()
+        let console = CapturingConsole()
+        #expect(AppHomeCommand.run(["--root", w.root] + args, environment: AppHomeEnvironment(), console: console) == 255)
+        #expect(console.standardOutput.isEmpty)
+        #expect(console.standardError.hasPrefix("apphome: invalid bundle identifier '\(args[1])': "), "\(console.standardError)")
+        #expect(console.standardError.hasSuffix("\nRun 'apphome help \(args[0])' for its usage.\n"), "\(console.standardError)")
+    }
 }
 
 extension MaintenanceCommandTests {
@@ -198,7 +211,8 @@ extension MaintenanceCommandTests {
         for line in ["  doctor [--dry-run]                 find and repair what a crash left (interrupted\n",
                      "  purge-caches [--target-free SIZE]  empty apps' and app groups' Library/Caches,\n",
                      "  clean-tmp                          empty tmp/ of every app that is not running\n",
-                     "                                     groups prints GROUP-ID<TAB>PATH per app group\n"] {
+                     "                                     groups prints GROUP-ID<TAB>PATH per app group;\n",
+                     "                                     get_app_container (simctl's name) is another name for it\n"] {
             #expect(console.standardOutput.contains(line), "\(line)")
         }
     }

@@ -183,6 +183,11 @@ struct CommandReferenceTests {
         [("completions/\(command)", false), ("completions/_\(command)", false), ("completions/\(command).fish", true)]
     }
 
+    /// The words of `text` (letters, digits, '_' and '-').
+    static func words(_ text: String) -> Set<String> {
+        Set(text.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }.map(String.init))
+    }
+
     static func allNames(_ reference: CommandReference) -> Set<String> {
         Set(reference.verbs.flatMap { [$0.name] + $0.aliases })
     }
@@ -197,6 +202,11 @@ struct CommandReferenceTests {
         let words = Self.optionWords(help)
         for verb in reference.verbs {
             #expect(help.contains(verb.name), "\(reference.command)'s help does not name the verb \(verb.name)")
+        }
+        // Every other name of a verb (what the completions offer too) is named as a word of the help.
+        let helpWords = Self.words(help)
+        for alias in reference.verbs.flatMap(\.aliases) {
+            #expect(helpWords.contains(alias), "\(reference.command)'s help does not name the alias \(alias)")
         }
         for option in reference.allOptions {
             #expect(words.contains(option), "\(reference.command)'s help does not name the option \(option)")
@@ -229,6 +239,7 @@ struct CommandReferenceTests {
     @Test(arguments: commands.filter(\.completes))
     func everyCompletionOffersEveryVerbAndOptionAndNoOther(_ command: Command) throws {
         let reference = command.reference
+        let help = Self.help(command)
         for (name, fish) in Self.completionFiles(reference.command) {
             let (verbs, options) = Self.completion(try Self.file(name), fish: fish)
             for verb in reference.verbs {
@@ -236,6 +247,11 @@ struct CommandReferenceTests {
             }
             #expect(verbs.subtracting(Self.allNames(reference)).isEmpty,
                     "\(name) offers verbs the reference does not list: \(verbs.subtracting(Self.allNames(reference)).sorted())")
+            for alias in reference.verbs.flatMap(\.aliases) {
+                #expect(verbs.contains(alias), "\(name) does not offer the alias \(alias) its help names")
+            }
+            let unnamed = verbs.subtracting(Self.words(help))
+            #expect(unnamed.isEmpty, "\(name) offers verbs \(reference.command)'s help does not name: \(unnamed.sorted())")
             for option in reference.allOptions {
                 #expect(options.contains(option), "\(name) does not offer the option \(option)")
             }

@@ -62,6 +62,35 @@ struct FoundationClientTests {
         }
     }
 
+    /// A bundle with a `Resources/` folder, as `examples/ScaryBugs-v1` has:
+    /// stock Foundation reads `Resources/Info.plist`. Without it `install`
+    /// warns (and `Bundle.main` has no identifier); with it the app's
+    /// `UserDefaults.standard` is its domain.
+    @Test func aBundleWithResourcesNeedsItsInfoPlistInResourcesAndInstallSaysSo() throws {
+        let probe = try RealClients.swiftProgram("Probe", source: Self.source)
+        let app = t.workFile("Probe.app")
+        try FileManager.default.createDirectory(at: app.appendingPathComponent("Resources"), withIntermediateDirectories: true)
+        try Data("bugs\n".utf8).write(to: app.appendingPathComponent("Resources/bugs.txt"))
+        try FileManager.default.copyItem(at: probe, to: app.appendingPathComponent("Probe"))
+        try t.writePlist("{'CFBundleIdentifier': '\(Self.bundleID)', 'CFBundleVersion': '1', 'CFBundleExecutable': 'Probe'}",
+                         to: app.appendingPathComponent("Info.plist"), format: "xml")
+        let installed = try apphome("install", app.path)
+        #expect(installed.status == 0 && installed.stderr.contains("apphome: warning: the bundle has a Resources/ folder, so stock Foundation's Bundle.main reads Resources/Info.plist"), "\(installed)")
+        try t.succeed(["write", Self.bundleID, "fromDefaults", "one"])
+        let missed = try apphome("launch", Self.bundleID, "read", "-", "fromDefaults")
+        #expect(missed.stdout == "bundle=nil\nfromDefaults=nil\n", "\(missed)")
+        // The layout Foundation needs: the same Info.plist in Resources/ too.
+        try FileManager.default.copyItem(at: app.appendingPathComponent("Info.plist"), to: app.appendingPathComponent("Resources/Info.plist"))
+        try t.writePlist("{'CFBundleIdentifier': '\(Self.bundleID)', 'CFBundleVersion': '2', 'CFBundleExecutable': 'Probe'}",
+                         to: app.appendingPathComponent("Info.plist"), format: "xml")
+        try t.writePlist("{'CFBundleIdentifier': '\(Self.bundleID)', 'CFBundleVersion': '2', 'CFBundleExecutable': 'Probe'}",
+                         to: app.appendingPathComponent("Resources/Info.plist"), format: "xml")
+        let updated = try apphome("update", app.path)
+        #expect(updated.status == 0 && !updated.stderr.contains("warning"), "\(updated)")
+        let found = try apphome("launch", Self.bundleID, "read", "-", "fromDefaults")
+        #expect(found.status == 0 && found.stdout == "bundle=\(Self.bundleID)\nfromDefaults=one\n", "\(found)")
+    }
+
     @Test func theAppReadsWhatDefaultsWroteInItsDomainTheGlobalDomainAndItsGroup() throws {
         try installProbe()
         try t.succeed(["write", Self.bundleID, "fromDefaults", "one"])

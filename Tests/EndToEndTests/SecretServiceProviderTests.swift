@@ -26,6 +26,6 @@ struct SecretServiceProviderTests {
                                    environment: environment, ioDirectory: io, timeout: 300)
         let failures = r.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL:") }
         #expect(r.status == 0 && failures.isEmpty, "\(failures.joined(separator: "\n"))\n\(r)")
-        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("ok:") }.count >= 46, "\(r.stdout)")
+        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("ok:") }.count >= 73, "\(r.stdout)")
     }
 }

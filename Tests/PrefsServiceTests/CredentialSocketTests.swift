@@ -303,4 +303,54 @@ final class CredentialFixture: @unchecked Sendable {
         #expect(Date().timeIntervalSince(preferences) < 1)
         #expect(f.log.wait(for: "closed to make room: 256 credential connections were open"))
     }
+
+    /// The resident size of this process (prefsd runs in it), in bytes.
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        return (Int(text.split(separator: " ")[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    @Test func threeHundredPeersThatNeverReadAMebibyteHoldUpNobodyAndHoldNoMemory() throws {
+        let big = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        try f.grant("hoard.service", "blob", secret: big)
+        try f.grant("real.service", "tok", secret: Array("real".utf8))
+        // Once, so that the look-up's own memory is counted before.
+        #expect(try f.load("hoard.service", "blob") == big)
+        let before = Self.residentBytes()
+        var hoard: [Int32] = []
+        defer { for fd in hoard { close(fd) } }
+        for _ in 0..<300 {
+            // Bound with a name of its own each: 300 connections, each half-closed and never read.
+            // Each is a fresh look-up (a new name): a fresh secret held, unless handed on.
+            guard let fd = try? ServiceManagerPeer.connect(f.credentials, .abstract(ServiceManagerPeer.name(unit: "hoard.service", id: "blob"))) else { break }
+            shutdown(fd, Int32(SHUT_WR))
+            hoard.append(fd)
+        }
+        #expect(hoard.count == 300)
+        usleep(300_000)
+        let start = Date()
+        #expect(try f.load("real.service", "tok") == Array("real".utf8))
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(try f.load("hoard.service", "blob") == big)
+        let grown = Self.residentBytes() - before
+        #expect(grown < 32 << 20, "prefsd grew by \(grown >> 20) MiB for peers that do not read")
+        // Every hoarding peer that reads at last gets the whole credential, or nothing: never a part.
+        for fd in hoard.prefix(20) {
+            let got = ServiceManagerPeer.readAll(fd, timeout: 2)
+            #expect(got.isEmpty || got == big, "a part of \(got.count) bytes")
+        }
+    }
+
+    @Test func aPeerThatReadsLateGetsTheWholeCredential() throws {
+        let big = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 1) }
+        try f.grant("late.service", "blob", secret: big)
+        let fd = try ServiceManagerPeer.connect(f.credentials, .abstract(ServiceManagerPeer.name(unit: "late.service", id: "blob")))
+        defer { close(fd) }
+        shutdown(fd, Int32(SHUT_WR))
+        // Past the 5 s a peer has to read.
+        usleep(5_500_000)
+        let got = ServiceManagerPeer.readAll(fd, timeout: 2)
+        #expect(got.count == big.count)
+        #expect(got == big)
+    }
 }

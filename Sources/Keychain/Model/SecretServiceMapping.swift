@@ -81,17 +81,31 @@ public enum SecretServiceMapping {
         return m
     }
 
-    /// Whether every pair of `query` is in the item's attribute map.
+    /// Whether every pair of `query` is in the item's attribute map. Names
+    /// and values compare as bytes, as gnome-keyring compares them (Swift's
+    /// `==` on `String` would take NFC and NFD "café" for one value).
     public static func matches(_ a: ItemAttributes, _ query: [PlistKey: String]) -> Bool {
         if query.isEmpty { return true }
         let m = attributeMap(of: a)
-        for (k, v) in query where m[k] != v {
+        for (k, v) in query where !sameBytes(m[k], v) {
             // An item made without the Secret Service has no schema of its
             // own: it answers to its class's (git's helper searches with one).
-            if k == "xdg:schema", a.secretServiceAttributes == nil, impliedSchemas(of: a).contains(v) { continue }
+            if k == "xdg:schema", a.secretServiceAttributes == nil, impliedSchemas(of: a).contains(where: { sameBytes($0, v) }) { continue }
             return false
         }
         return true
+    }
+
+    /// Whether two attribute maps hold the same names and values, byte for byte.
+    public static func sameMap(_ a: [PlistKey: String]?, _ b: [PlistKey: String]) -> Bool {
+        guard let a, a.count == b.count else { return false }
+        return b.allSatisfy { sameBytes(a[$0.key], $0.value) }
+    }
+
+    /// Whether `a` is `b` byte for byte.
+    static func sameBytes(_ a: String?, _ b: String) -> Bool {
+        guard let a else { return false }
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// The schemas an item made without the Secret Service answers to.

@@ -26,6 +26,17 @@ import Synchronization
 ///   asking the Secret Service), writes the bytes and closes; a refusal
 ///   closes with nothing written.
 ///
+/// A credential is handed to the kernel whole where it can be: the
+/// connection's send buffer is raised to the credential's size (up to the
+/// system's `net.core.wmem_max`), so that the peer holds the whole secret
+/// before its end of stream and prefsd holds nothing for it. Where it cannot
+/// (a credential larger than the system lets a buffer be), the rest is
+/// written as the peer reads; then a peer that makes no progress is ended,
+/// first when room is needed (connections, or the bytes held for peers), and
+/// at the latest `answerTimeout` after its last progress. A Unix socket has
+/// no reset (Linux ignores `SO_LINGER` on `AF_UNIX`): such a peer sees an end
+/// of stream after a part, so the log says it was cut.
+///
 /// Every refusal is logged with the unit, the id and the reason, never the
 /// secret. It runs on a thread of its own with one `poll` loop and
 /// non-blocking sockets: a slow or hostile peer holds up nobody, and the
@@ -43,8 +54,17 @@ final class CredentialServer: @unchecked Sendable {
         /// Seconds for the look-up and for the peer to read the bytes.
         var answerTimeout: Double = 5
         /// Connections open at once; past it the oldest one still to
-        /// half-close is closed to make room.
+        /// half-close, or else the writer stalled longest, is closed to
+        /// make room.
         var maximumConnections = 256
+        /// Bytes of credentials held for peers still to read them, all
+        /// peers together (a peer holds at most its credential).
+        var maximumHeldBytes = 8 << 20
+        /// A writer that made no progress for this long may be ended to make room.
+        var stallTimeout: Double = 0.25
+        /// The most the send buffer of a connection is raised to
+        /// (`nil`: as far as the system allows).
+        var maximumSendBuffer: Int? = nil
     }
 
     private enum Phase {
@@ -60,9 +80,13 @@ final class CredentialServer: @unchecked Sendable {
         let id: CredentialID
         var phase = Phase.awaitingHalfClose
         var deadline: Double
-        init(fd: Int32, serial: Int, unit: SystemdUnitName, id: CredentialID, deadline: Double) {
-            self.fd = fd; self.serial = serial; self.unit = unit; self.id = id; self.deadline = deadline
+        /// When it last moved on: accepted, half-closed, or bytes taken.
+        var progress: Double
+        init(fd: Int32, serial: Int, unit: SystemdUnitName, id: CredentialID, deadline: Double, now: Double) {
+            self.fd = fd; self.serial = serial; self.unit = unit; self.id = id; self.deadline = deadline; self.progress = now
         }
+        /// Bytes of secret this connection holds in prefsd.
+        var held: Int { if case .writing(let s, _) = phase { s.count } else { 0 } }
         var what: String { "credential '\(id.rawValue)' for unit '\(unit.rawValue)'" }
     }
 
@@ -186,7 +210,8 @@ final class CredentialServer: @unchecked Sendable {
             }
             if connections.count >= settings.maximumConnections { makeRoom(for: "credential '\(id)' for unit '\(unit)'", fd: fd) }
             guard connections.count < settings.maximumConnections else { continue }
-            let c = Connection(fd: fd, serial: nextSerial, unit: unit, id: id, deadline: UnixSocket.now() + settings.halfCloseTimeout)
+            let now = UnixSocket.now()
+            let c = Connection(fd: fd, serial: nextSerial, unit: unit, id: id, deadline: now + settings.halfCloseTimeout, now: now)
             nextSerial += 1
             connections[c.serial] = c
             // systemd half-closes right after connecting: usually the end is already here.
@@ -194,12 +219,12 @@ final class CredentialServer: @unchecked Sendable {
         }
     }
 
-    /// At the limit: closes the oldest connection still to half-close, or,
-    /// with none, the new one.
+    /// At the limit: closes the oldest connection still to half-close, or
+    /// the writer stalled longest, or, with neither, the new one.
     private func makeRoom(for what: String, fd: Int32) {
         let oldest = connections.values.filter { if case .awaitingHalfClose = $0.phase { true } else { false } }.min { $0.serial < $1.serial }
-        if let oldest {
-            drop(oldest, "closed to make room: \(settings.maximumConnections) credential connections were open")
+        if let victim = oldest ?? stalledWriters().first {
+            drop(victim, "closed to make room: \(settings.maximumConnections) credential connections were open")
         } else {
             settings.log("prefsd: credentials: \(what): refused: \(settings.maximumConnections) credential connections are being answered")
             close(fd)
@@ -213,7 +238,8 @@ final class CredentialServer: @unchecked Sendable {
         let n = buffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         if n == 0 {
             c.phase = .resolving
-            c.deadline = UnixSocket.now() + settings.answerTimeout
+            c.progress = UnixSocket.now()
+            c.deadline = c.progress + settings.answerTimeout
             resolve(c)
         } else if n > 0 {
             drop(c, "refused: the peer sent data (the protocol has no request)")
@@ -265,8 +291,47 @@ final class CredentialServer: @unchecked Sendable {
         case .failure(let refusal):
             drop(c, "refused: \(refusal)")
         case .success(let secret):
+            // The whole credential into the kernel at once where it fits:
+            // then nothing is held here and nothing can be cut.
+            Self.raiseSendBuffer(c.fd, to: secret.count, atMost: settings.maximumSendBuffer)
             c.phase = .writing(secret, offset: 0)
             writeSome(c)
+            if case .writing = c.phase, connections[c.serial] != nil { boundHeldBytes(keeping: c) }
+        }
+    }
+
+    /// Asks for a send buffer that takes `bytes` at once (the kernel
+    /// doubles the value for its bookkeeping, and keeps it within
+    /// `net.core.wmem_max`); never lowers it.
+    private static func raiseSendBuffer(_ fd: Int32, to bytes: Int, atMost limit: Int?) {
+        var current: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &current, &length) == 0 else { return }
+        var wanted = Int32(clamping: min(bytes + 65536, limit ?? Int.max))
+        if Int(current) >= Int(wanted) * 2 { return }
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &wanted, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Writers that made no progress for `stallTimeout`, stalled longest first.
+    private func stalledWriters() -> [Connection] {
+        let now = UnixSocket.now()
+        return connections.values.filter { c in
+            if case .writing = c.phase { return now - c.progress >= settings.stallTimeout }
+            return false
+        }.sorted { $0.progress < $1.progress }
+    }
+
+    /// Keeps the bytes held for peers within `maximumHeldBytes`: ends the
+    /// writers stalled longest, then, if that is not enough, `c`.
+    private func boundHeldBytes(keeping c: Connection) {
+        var total = connections.values.reduce(0) { $0 + $1.held }
+        guard total > settings.maximumHeldBytes else { return }
+        for victim in stalledWriters() where victim !== c && total > settings.maximumHeldBytes {
+            total -= victim.held
+            drop(victim, "closed to make room: more than \(settings.maximumHeldBytes) bytes were waiting for peers to read them")
+        }
+        if total > settings.maximumHeldBytes {
+            drop(c, "closed: more than \(settings.maximumHeldBytes) bytes are waiting for peers that read them")
         }
     }
 
@@ -274,7 +339,12 @@ final class CredentialServer: @unchecked Sendable {
         guard case .writing(let secret, var offset) = c.phase else { return }
         while offset < secret.count {
             let n = secret.withUnsafeBytes { send(c.fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n > 0 { offset += n; continue }
+            if n > 0 {
+                offset += n
+                c.progress = UnixSocket.now()
+                c.deadline = c.progress + settings.answerTimeout
+                continue
+            }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                 c.phase = .writing(secret, offset: offset)
                 return
@@ -293,16 +363,21 @@ final class CredentialServer: @unchecked Sendable {
             switch c.phase {
             case .awaitingHalfClose: drop(c, "closed: the peer did not half-close in \(settings.halfCloseTimeout) s")
             case .resolving: drop(c, "closed: the keychain did not answer in \(settings.answerTimeout) s")
-            case .writing: drop(c, "closed: the peer did not read the credential in \(settings.answerTimeout) s")
+            case .writing: drop(c, "closed: the peer read nothing for \(settings.answerTimeout) s")
             }
         }
     }
 
-    /// Closes `c` with nothing more written and logs why.
+    /// Closes `c` with nothing more written and logs why (and, for a
+    /// credential cut, how much the peer was given).
     private func drop(_ c: Connection, _ why: String) {
         close(c.fd)
         connections.removeValue(forKey: c.serial)
-        settings.log("prefsd: credentials: \(c.what): \(why)")
+        if case .writing(let secret, let offset) = c.phase, offset > 0 {
+            settings.log("prefsd: credentials: \(c.what): \(why); cut after \(offset) of \(secret.count) bytes")
+        } else {
+            settings.log("prefsd: credentials: \(c.what): \(why)")
+        }
     }
 }
 
