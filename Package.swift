@@ -127,6 +127,10 @@ let package = Package(
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        // The Security module: its API in process, and an app's SecItem calls (secitem-probe, run
+        // as an installed app) against security, prefsd, update, backup and uninstall.
+        .executableTarget(name: "secitem-probe", dependencies: ["Security"], path: "Tests/Fixtures/secitem-probe"),
+        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "secitem-probe", "apphome", "security", "prefsd"]),
         // Help, man pages and completions against each command's one list of verbs and options.
         .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
                                                                   "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain",

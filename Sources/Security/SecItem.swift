@@ -119,6 +119,8 @@ enum SecItemSession {
         do throws(KeychainError) { return try body() } catch {
             switch error {
             case .itemNotFound, .duplicateItem: throw SecFailure(error.status)
+            case .missingEntitlement(let group): throw SecFailure(error.status, "the app does not hold the keychain access group '\(group)'")
+            case .interactionNotAllowed(let why): throw SecFailure(error.status, why)
             default: throw SecFailure(error.status, error.description)
             }
         }
