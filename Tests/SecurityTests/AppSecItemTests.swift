@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// An app's own SecItem calls (secitem-probe, installed as an app and started
+/// with `apphome launch`) on the same items `security --app`, updates,
+/// backups and uninstall see; another app and a process outside any app do not.
+@Suite("Security: an app's SecItem calls on its own keychain")
+struct AppSecItemTests {
+    static let app = "com.example.SecProbe"
+    static let other = "com.example.Other"
+
+    let base: String
+    var root: String { base + "/root" }
+
+    init() throws {
+        base = ScratchDirectory.make("secitem")
+        for d in ["home", "run", "data", "config"] { try FileManager.default.createDirectory(atPath: base + "/" + d, withIntermediateDirectories: true) }
+    }
+
+    static func binary(_ name: String) -> String {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()] {
+            let p = candidate.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return dir.appendingPathComponent(name).path
+    }
+
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": base + "/home",
+                   "XDG_RUNTIME_DIR": base + "/run", "XDG_DATA_HOME": base + "/data", "XDG_CONFIG_HOME": base + "/config",
+                   "LANG": "C.UTF-8", "APPHOME_PREFSD": "off", "APPHOME_KEYCHAIN_KEY_STORE": "file"]
+        env.merge(extra) { _, new in new }
+        return env
+    }
+
+    @discardableResult
+    func run(_ tool: String, _ arguments: [String], env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
+        try ByteArgumentProcess.run(Self.binary(tool), arguments.map { Array($0.utf8) }, environment: environment(env))
+    }
+
+    func apphome(_ arguments: String..., env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
+        try run("apphome", ["--root", root] + arguments, env: env)
+    }
+
+    /// The app as a bundle: the probe and an Info.plist naming it.
+    func bundle(_ id: String, version: String) throws -> String {
+        let app = base + "/\(id)-\(version).app"
+        try? FileManager.default.removeItem(atPath: app)
+        try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.binary("secitem-probe"), toPath: app + "/secitem-probe")
+        let plist: [String: Any] = ["CFBundleIdentifier": id, "CFBundleVersion": version, "CFBundleExecutable": "secitem-probe"]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: app + "/Info.plist"))
+        return app
+    }
+
+    func install(_ id: String = app, version: String = "1") throws {
+        let r = try apphome("install", try bundle(id, version: version))
+        try #require(r.status == 0, "\(r)")
+    }
+
+    /// `apphome launch ID probe-arguments…`.
+    func probe(_ id: String = app, _ arguments: String..., env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
+        try run("apphome", ["--root", root, "launch", id] + arguments, env: env)
+    }
+
+    @Test func anAddIsSeenBySecurityAndSurvivesAnUpdate() throws {
+        defer { ScratchDirectory.remove(base) }
+        try install()
+        let add = try probe(Self.app, "add", "api.example.com", "ray", "t0ken")
+        #expect(add.status == 0 && add.standardOutput == "status 0: No error.\n", "\(add)")
+        let seen = try run("security", ["--root", root, "--app", Self.app, "find-generic-password", "-s", "api.example.com", "-a", "ray", "-w"])
+        #expect(seen.status == 0 && seen.standardOutput == "t0ken\n", "\(seen)")
+        let again = try probe(Self.app, "add", "api.example.com", "ray", "other")
+        #expect(again.status == 1 && again.standardOutput.hasPrefix("status -25299: "), "\(again)")
+
+        let update = try apphome("update", try bundle(Self.app, version: "2"))
+        try #require(update.status == 0, "\(update)")
+        let after = try probe(Self.app, "get", "api.example.com", "ray")
+        #expect(after.status == 0 && after.standardOutput == "t0ken\nstatus 0: No error.\n", "\(after)")
+        let changed = try probe(Self.app, "update", "api.example.com", "ray", "n3w")
+        #expect(changed.status == 0, "\(changed)")
+        let listed = try probe(Self.app, "all")
+        #expect(listed.standardOutput == "api.example.com/ray\nstatus 0: No error.\n", "\(listed)")
+        let deleted = try probe(Self.app, "delete", "api.example.com", "ray")
+        let gone = try probe(Self.app, "get", "api.example.com", "ray")
+        #expect(deleted.status == 0 && gone.standardOutput.hasPrefix("status -25300: "), "\(deleted)\n\(gone)")
+    }
+
+    @Test func anItemIsInTheBackupAndGoesWithTheUninstall() throws {
+        defer { ScratchDirectory.remove(base) }
+        try install()
+        #expect(try probe(Self.app, "add", "svc", "ray", "s3cret").status == 0)
+        let backup = try apphome("backup", Self.app)
+        try #require(backup.status == 0, "\(backup)")
+        let uninstall = try apphome("uninstall", Self.app)
+        try #require(uninstall.status == 0, "\(uninstall)")
+        try install()
+        let wiped = try probe(Self.app, "get", "svc", "ray")
+        #expect(wiped.status == 1 && wiped.standardOutput.hasPrefix("status -25300: "), "\(wiped)")
+        #expect(try apphome("uninstall", Self.app).status == 0)
+
+        let restore = try apphome("restore", Self.app, "--app", try bundle(Self.app, version: "1"))
+        try #require(restore.status == 0, "\(restore)")
+        let back = try probe(Self.app, "get", "svc", "ray")
+        #expect(back.status == 0 && back.standardOutput == "s3cret\nstatus 0: No error.\n", "\(back)")
+    }
+
+    @Test func anotherAppAndAProcessOutsideAnyAppCannotReadIt() throws {
+        defer { ScratchDirectory.remove(base) }
+        try install()
+        try install(Self.other)
+        #expect(try probe(Self.app, "add", "svc", "ray", "mine").status == 0)
+        let other = try probe(Self.other, "get", "svc", "ray")
+        #expect(other.status == 1 && other.standardOutput.hasPrefix("status -25300: "), "\(other)")
+        let asGroup = try probe(Self.other, "get", "svc", "ray", Self.app)
+        #expect(asGroup.status == 1 && asGroup.standardOutput.hasPrefix("status -34018: ") && asGroup.standardOutput.contains("'\(Self.app)'"), "\(asGroup)")
+        let outside = try run("secitem-probe", ["get", "svc", "ray"], env: ["APPHOME_ROOT": root])
+        #expect(outside.status == 1 && outside.standardOutput.hasPrefix("status -34018: ") && outside.standardOutput.contains("apphome run"), "\(outside)")
+    }
+
+    @Test func throughPrefsdTheAppsItemsAreTheSame() throws {
+        defer { ScratchDirectory.remove(base) }
+        try install()
+        let socket = base + "/run/prefsd.sock"
+        let prefsd = Process()
+        prefsd.executableURL = URL(fileURLWithPath: Self.binary("prefsd"))
+        prefsd.arguments = ["--foreground", "--root", root, "--socket", socket]
+        prefsd.environment = environment()
+        prefsd.standardOutput = FileHandle.nullDevice
+        prefsd.standardError = FileHandle.nullDevice
+        try prefsd.run()
+        defer { prefsd.terminate(); prefsd.waitUntilExit() }
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: socket) && waited < 1000 { usleep(10_000); waited += 1 }
+        let through = ["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket]
+        let add = try probe(Self.app, "add", "svc", "ray", "via-prefsd", env: through)
+        #expect(add.status == 0, "\(add)")
+        let direct = try probe(Self.app, "get", "svc", "ray")
+        #expect(direct.standardOutput == "via-prefsd\nstatus 0: No error.\n", "\(direct)")
+        let seen = try run("security", ["--root", root, "--app", Self.app, "find-generic-password", "-s", "svc", "-w"], env: through)
+        #expect(seen.status == 0 && seen.standardOutput == "via-prefsd\n", "\(seen)")
+    }
+}
