@@ -130,7 +130,7 @@ let package = Package(
         // The Security module: its API in process, and an app's SecItem calls (secitem-probe, run
         // as an installed app) against security, prefsd, update, backup and uninstall.
         .executableTarget(name: "secitem-probe", dependencies: ["Security"], path: "Tests/Fixtures/secitem-probe"),
-        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "secitem-probe", "apphome", "security", "prefsd"]),
+        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "secitem-probe", "apphome", "security", "prefsd", "defaults"]),
         // Help, man pages and completions against each command's one list of verbs and options.
         .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
                                                                   "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain",

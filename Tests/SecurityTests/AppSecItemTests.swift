@@ -10,63 +10,24 @@ struct AppSecItemTests {
     static let app = "com.example.SecProbe"
     static let other = "com.example.Other"
 
-    let base: String
-    var root: String { base + "/root" }
+    let t: AppRoot
+    init() throws { t = try AppRoot() }
+    var root: String { t.root }
 
-    init() throws {
-        base = ScratchDirectory.make("secitem")
-        for d in ["home", "run", "data", "config"] { try FileManager.default.createDirectory(atPath: base + "/" + d, withIntermediateDirectories: true) }
-    }
-
-    static func binary(_ name: String) -> String {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()] {
-            let p = candidate.appendingPathComponent(name).path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return dir.appendingPathComponent(name).path
-    }
-
-    func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": base + "/home",
-                   "XDG_RUNTIME_DIR": base + "/run", "XDG_DATA_HOME": base + "/data", "XDG_CONFIG_HOME": base + "/config",
-                   "LANG": "C.UTF-8", "APPHOME_PREFSD": "off", "APPHOME_KEYCHAIN_KEY_STORE": "file"]
-        env.merge(extra) { _, new in new }
-        return env
-    }
-
-    @discardableResult
-    func run(_ tool: String, _ arguments: [String], env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
-        try ByteArgumentProcess.run(Self.binary(tool), arguments.map { Array($0.utf8) }, environment: environment(env))
-    }
-
+    func install(_ id: String = app, version: String = "1") throws { try t.install(id, version: version) }
+    func bundle(_ id: String, version: String) throws -> String { try t.bundle(id, version: version) }
     func apphome(_ arguments: String..., env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
-        try run("apphome", ["--root", root] + arguments, env: env)
+        try t.run("apphome", ["--root", t.root] + arguments, env: env)
     }
-
-    /// The app as a bundle: the probe and an Info.plist naming it.
-    func bundle(_ id: String, version: String) throws -> String {
-        let app = base + "/\(id)-\(version).app"
-        try? FileManager.default.removeItem(atPath: app)
-        try FileManager.default.createDirectory(atPath: app, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Self.binary("secitem-probe"), toPath: app + "/secitem-probe")
-        let plist: [String: Any] = ["CFBundleIdentifier": id, "CFBundleVersion": version, "CFBundleExecutable": "secitem-probe"]
-        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: app + "/Info.plist"))
-        return app
+    func run(_ tool: String, _ arguments: [String], env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
+        try t.run(tool, arguments, env: env)
     }
-
-    func install(_ id: String = app, version: String = "1") throws {
-        let r = try apphome("install", try bundle(id, version: version))
-        try #require(r.status == 0, "\(r)")
-    }
-
-    /// `apphome launch ID probe-arguments…`.
     func probe(_ id: String = app, _ arguments: String..., env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
-        try run("apphome", ["--root", root, "launch", id] + arguments, env: env)
+        try t.run("apphome", ["--root", t.root, "launch", id] + arguments, env: env)
     }
 
     @Test func anAddIsSeenBySecurityAndSurvivesAnUpdate() throws {
-        defer { ScratchDirectory.remove(base) }
+        defer { t.remove() }
         try install()
         let add = try probe(Self.app, "add", "api.example.com", "ray", "t0ken")
         #expect(add.status == 0 && add.standardOutput == "status 0: No error.\n", "\(add)")
@@ -89,7 +50,7 @@ struct AppSecItemTests {
     }
 
     @Test func anItemIsInTheBackupAndGoesWithTheUninstall() throws {
-        defer { ScratchDirectory.remove(base) }
+        defer { t.remove() }
         try install()
         #expect(try probe(Self.app, "add", "svc", "ray", "s3cret").status == 0)
         let backup = try apphome("backup", Self.app)
@@ -108,7 +69,7 @@ struct AppSecItemTests {
     }
 
     @Test func anotherAppAndAProcessOutsideAnyAppCannotReadIt() throws {
-        defer { ScratchDirectory.remove(base) }
+        defer { t.remove() }
         try install()
         try install(Self.other)
         #expect(try probe(Self.app, "add", "svc", "ray", "mine").status == 0)
@@ -121,13 +82,13 @@ struct AppSecItemTests {
     }
 
     @Test func throughPrefsdTheAppsItemsAreTheSame() throws {
-        defer { ScratchDirectory.remove(base) }
+        defer { t.remove() }
         try install()
-        let socket = base + "/run/prefsd.sock"
+        let socket = t.base + "/run/prefsd.sock"
         let prefsd = Process()
-        prefsd.executableURL = URL(fileURLWithPath: Self.binary("prefsd"))
+        prefsd.executableURL = URL(fileURLWithPath: AppRoot.binary("prefsd"))
         prefsd.arguments = ["--foreground", "--root", root, "--socket", socket]
-        prefsd.environment = environment()
+        prefsd.environment = t.environment()
         prefsd.standardOutput = FileHandle.nullDevice
         prefsd.standardError = FileHandle.nullDevice
         try prefsd.run()

@@ -7,73 +7,49 @@ let versionedDependencyToolsPresent: Bool = ["git", "swift"].allSatisfy { tool i
     (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
 }
 
-/// AppHome as a user's package depends on it: a throw-away git clone of this
-/// checkout, tagged with a version, and a client package with
-/// `.package(url: "file://…", from: "0.1.0")` using `PropertyList` and
-/// `Security`, built and run. SwiftPM refuses a product of such a dependency
-/// whose targets carry unsafe flags, so this fails if one comes back.
+/// AppHome as an app developer's package depends on it: examples/ScaryBugs-app,
+/// with `.package(url: "file://…", from: "0.1.0")` on a tagged clone of this
+/// checkout (scripts/versioned-apphome.sh), using `PropertyList`,
+/// `KeyedArchive` and `Security`; built by its build.sh, installed and run as
+/// an app. SwiftPM refuses a product of such a dependency whose targets carry
+/// unsafe flags, so this fails if one comes back.
 ///
-/// The clone and the client live under `.build/versioned-client` of the
-/// checkout and are kept: a re-run rebuilds only what changed.
-@Suite("Security: a package that depends on AppHome by version", .enabled(if: versionedDependencyToolsPresent))
+/// The clone (`.build/versioned-client`) and the example's build
+/// (`examples/ScaryBugs-app/.build`) are kept: a re-run rebuilds what changed.
+@Suite("Security: an app's package that depends on AppHome by version", .enabled(if: versionedDependencyToolsPresent))
 struct VersionedDependencyTests {
     static let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let app = "com.example.ScaryBugsApp"
 
-    static let manifest = """
-    // swift-tools-version:6.0
-    import PackageDescription
-
-    let package = Package(
-        name: "Client",
-        dependencies: [.package(url: "file://CACHE/AppHome", from: "0.1.0")],
-        targets: [
-            .executableTarget(name: "Client", dependencies: [
-                .product(name: "PropertyList", package: "AppHome"),
-                .product(name: "Security", package: "AppHome"),
-            ]),
-        ]
-    )
-
-    """
-
-    static let main = """
-    import Foundation
-    import PropertyList
-    import Security
-
-    let value = PlistValue.dictionary(["token": .string("t0ken")])
-    let bytes = try PlistCodec.encode(value, format: .binary)
-    print("plist \\(try PlistCodec.decode(bytes) == value)")
-    let query = [kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: kCFBooleanTrue!] as [String: Any]
-    let status = SecItemCopyMatching(query as CFDictionary, nil)
-    print("status \\(status)")
-
-    """
-
-    func shell(_ script: String, in directory: String) throws -> ByteArgumentProcess.Result {
+    @Test func scaryBugsBuildsAgainstATaggedCloneAndKeepsItsDataWhereItsHomeIs() throws {
+        let t = try AppRoot()
+        defer { t.remove() }
+        let bundle = t.base + "/ScaryBugs.app"
         var env = ProcessInfo.processInfo.environment
         env["APPHOME_BUNDLE_ID"] = nil
-        return try ByteArgumentProcess.run("/bin/sh", [Array("-c".utf8), Array("cd \"$0\" && \(script)".utf8), Array(directory.utf8)],
-                                           environment: env, timeout: 1800)
-    }
-
-    func write(_ text: String, to path: String) throws {
-        // Only when it changed: the client's build keeps its state.
-        if (try? String(contentsOfFile: path, encoding: .utf8)) == text { return }
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-    }
-
-    @Test func aClientPackageBuildsAgainstATaggedCloneAndRuns() throws {
-        let cache = Self.packageDirectory + "/.build/versioned-client"
-        let tag = try shell("scripts/versioned-apphome.sh \"\(cache)/AppHome\"", in: Self.packageDirectory)
-        try #require(tag.status == 0, "\(tag)")
-        let client = cache + "/client"
-        try write(Self.manifest.replacingOccurrences(of: "CACHE", with: cache), to: client + "/Package.swift")
-        try write(Self.main, to: client + "/Sources/Client/main.swift")
-        let build = try shell("swift package update >/dev/null && swift build 2>&1 && .build/debug/Client", in: client)
-        #expect(build.status == 0, "\(build)")
-        #expect(!build.standardOutput.contains("unsafe build flags"), "\(build)")
-        #expect(build.standardOutput.hasSuffix("plist true\nstatus -34018\n"), "\(build)")
+        let build = try ByteArgumentProcess.run(Self.packageDirectory + "/examples/ScaryBugs-app/build.sh", [Array(bundle.utf8)],
+                                                environment: env, timeout: 1800)
+        try #require(build.status == 0, "\(build)")
+        #expect(!build.standardError.contains("unsafe build flags"), "\(build)")
+        try t.install(app: bundle)
+        func launch(_ arguments: String...) throws -> ByteArgumentProcess.Result {
+            try t.run("apphome", ["--root", t.root, "launch", Self.app] + arguments)
+        }
+        #expect(try t.run("defaults", ["--root", t.root, "write", Self.app, "sortOrder", "-string", "rating"]).status == 0)
+        #expect(try launch("add", "Centipede", "3.5").status == 0)
+        #expect(try launch("add", "Wolf Spider", "4.5").status == 0)
+        let list = try launch("list")
+        #expect(list.status == 0 && list.standardOutput == "Wolf Spider\t4.5\nCentipede\t3.5\n", "\(list)")
+        let login = try launch("login", "t0ken")
+        #expect(login.status == 0, "\(login)")
+        let status = try launch("status")
+        #expect(status.status == 0 && status.standardOutput == "launches: 5\nbugs: 2 in Documents\ntoken: t0ken\n", "\(status)")
+        let home = try t.run("apphome", ["--root", t.root, "container", Self.app, "documents"])
+        let documents = home.standardOutput.trimmingCharacters(in: .newlines)
+        #expect(FileManager.default.fileExists(atPath: documents + "/bugs.archive"), "\(home)")
+        let seen = try t.run("security", ["--root", t.root, "--app", Self.app, "find-generic-password", "-s", "sync.scarybugs.example.com", "-a", "ray", "-w"])
+        #expect(seen.status == 0 && seen.standardOutput == "t0ken\n", "\(seen)")
+        let launches = try t.run("defaults", ["--root", t.root, "read", Self.app, "launchCount"])
+        #expect(launches.standardOutput == "5\n", "\(launches)")
     }
 }

@@ -47,31 +47,40 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-let documents = URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Documents")
-let archive = documents.appendingPathComponent("bugs.archive")
+/// Where the app keeps things.
+enum Place {
+    /// The app's Documents, in its home (HOME inside `apphome run`).
+    static var documents: URL { URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Documents") }
+    static var archive: URL { documents.appendingPathComponent("bugs.archive") }
+    /// The keychain item of the sync token.
+    static var tokenQuery: [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword,
+         kSecAttrService as String: "sync.scarybugs.example.com",
+         kSecAttrAccount as String: "ray"]
+    }
+}
 
 func loadBugs() -> [Bug] {
-    guard let data = try? Data(contentsOf: archive) else { return [] }
+    guard let data = try? Data(contentsOf: Place.archive) else { return [] }
     do { return try KeyedUnarchiver.unarchivedObject(ofClass: BugList.self, from: Array(data), classes: [Bug.self])?.bugs ?? [] } catch {
-        fail("\(archive.path) is not a bug archive: \(error)")
+        fail("\(Place.archive.path) is not a bug archive: \(error)")
     }
 }
 
 func save(_ bugs: [Bug]) {
     do {
         let bytes = try KeyedArchiver.archivedData(withRootObject: BugList(bugs: bugs), format: .binary)
-        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
-        try Data(bytes).write(to: archive, options: .atomic)
+        try FileManager.default.createDirectory(at: Place.documents, withIntermediateDirectories: true)
+        try Data(bytes).write(to: Place.archive, options: .atomic)
     } catch { fail("cannot save the bugs: \(error)") }
 }
 
-let tokenQuery: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
-                                 kSecAttrService as String: "sync.scarybugs.example.com",
-                                 kSecAttrAccount as String: "ray"]
-
 func keepToken(_ token: String) {
-    SecItemDelete(tokenQuery as CFDictionary)
-    var item = tokenQuery
+    let deleted = SecItemDelete(Place.tokenQuery as CFDictionary)
+    guard deleted == errSecSuccess || deleted == errSecItemNotFound else {
+        fail("cannot replace the token: \(SecCopyErrorMessageString(deleted, nil) ?? "") (\(deleted))")
+    }
+    var item = Place.tokenQuery
     item[kSecValueData as String] = Data(token.utf8)
     item[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
     let status = SecItemAdd(item as CFDictionary, nil)
@@ -79,7 +88,7 @@ func keepToken(_ token: String) {
 }
 
 func token() -> String? {
-    var query = tokenQuery
+    var query = Place.tokenQuery
     query[kSecReturnData as String] = kCFBooleanTrue
     query[kSecMatchLimit as String] = kSecMatchLimitOne
     var result: CFTypeRef?
@@ -111,7 +120,7 @@ case ("login", 2):
     print("token kept in the keychain")
 case ("status", 1):
     print("launches: \(defaults.integer(forKey: "launchCount"))")
-    print("bugs: \(loadBugs().count) in \(archive.path.hasPrefix(NSHomeDirectory()) ? "Documents" : archive.path)")
+    print("bugs: \(loadBugs().count) in \(Place.archive.path.hasPrefix(NSHomeDirectory()) ? "Documents" : Place.archive.path)")
     print("token: \(token() ?? "none")")
 default:
     fail("usage: ScaryBugs add NAME RATING | list | login TOKEN | status")
