@@ -5,8 +5,10 @@
 # can then depend on AppHome as any user's package does:
 #     .package(url: "file://DIR", from: "0.1.0")
 # Run again, it commits what changed and tags the next patch version (0.1.N), so
-# `swift package update` in the client moves to it; unchanged, it prints the
-# last tag again. Nothing outside DIR is written.
+# `swift package update` in the client moves to it. When neither Package.swift
+# nor Sources/ changed (what a client builds), it prints the last tag again: a
+# new version makes SwiftPM check the dependency out anew and rebuild all of it.
+# Nothing outside DIR is written.
 set -eu
 [ $# -eq 1 ] || { echo "usage: scripts/versioned-apphome.sh DIR" >&2; exit 2; }
 command -v git >/dev/null 2>&1 || { echo "versioned-apphome.sh: git is missing" >&2; exit 1; }
@@ -23,7 +25,7 @@ find "$dest" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +
     | (cd "$src" && tar --null -T - -cf -) | (cd "$dest" && tar -xf -)
 g add -A
 last=$(g tag --list '0.1.*' --sort=-v:refname | head -n 1)
-if [ -n "$last" ] && g diff --cached --quiet "$last" --; then
+if [ -n "$last" ] && g diff --cached --quiet "$last" -- Package.swift Sources; then
     echo "$last"
     exit 0
 fi

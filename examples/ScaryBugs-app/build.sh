@@ -8,9 +8,13 @@ set -eu
 [ $# -eq 1 ] || { echo "usage: examples/ScaryBugs-app/build.sh OUT.app" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1
-"$here/../../scripts/versioned-apphome.sh" "$here/../../.build/versioned-client/AppHome" >/dev/null
+version=$("$here/../../scripts/versioned-apphome.sh" "$here/../../.build/versioned-client/AppHome")
 cd "$here"
-swift package update >/dev/null 2>&1 || swift package update
+# Move to the new tag only when there is one: an update re-checks out, and the
+# build then starts over.
+if ! grep -q "\"version\" : \"$version\"" Package.resolved 2>/dev/null; then
+    swift package update >/dev/null 2>&1 || swift package update
+fi
 log=.build/build-app.log
 mkdir -p .build
 swift build --product ScaryBugs >"$log" 2>&1 || { cat "$log" >&2; echo "build.sh: ScaryBugs did not build" >&2; exit 1; }
