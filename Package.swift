@@ -102,6 +102,8 @@ let package = Package(
         .target(name: "SecretServiceProvider", dependencies: ["AppHomeSystem", "CGio", "CGcrypt", "CommandSupport", "Keychain", "KeychainSecretService", "PropertyList"]),
         .executableTarget(name: "apphome-secretd", dependencies: ["AppHomeSystem", "CommandSupport", "SecretServiceProvider"],
                           linkerSettings: staticStdlibInRelease),
+        // An app's SecItemCopyMatching look-ups (bench/keychain.sh runs it inside `apphome run`).
+        .executableTarget(name: "secitembench", dependencies: ["Security"]),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
