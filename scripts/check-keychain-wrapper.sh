@@ -15,6 +15,9 @@
 #                       sources' sibling NAMETests)
 #   --skip FILE         leave this test file out (one that needs UI or an API
 #                       AppHome does not offer); may be repeated
+#   --skip-test NAME    leave this test out (Class/testMethod, or testMethod),
+#                       one that cannot pass here for a reason the report
+#                       must give (a hard-coded Apple team id); may be repeated
 #   --bundle-id ID      the test app's bundle id (default com.example.NAME.tests)
 #   --group GROUP       a keychain-access-groups entry of the app (the app is
 #                       signed with a throw-away key; $(AppIdentifierPrefix)
@@ -26,16 +29,17 @@
 # test binary's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-usage() { echo "usage: scripts/check-keychain-wrapper.sh [--name NAME] [--sources PATH] [--tests PATH] [--skip FILE]... [--bundle-id ID] [--group GROUP]... [--prefsd] DIR" >&2; exit 2; }
+usage() { echo "usage: scripts/check-keychain-wrapper.sh [--name NAME] [--sources PATH] [--tests PATH] [--skip FILE]... [--skip-test NAME]... [--bundle-id ID] [--group GROUP]... [--prefsd] DIR" >&2; exit 2; }
 die() { echo "check-keychain-wrapper.sh: $*" >&2; exit 1; }
 
-name='' sources='' tests='' bundle_id='' prefsd=0 skips=() groups=() dir=''
+name='' sources='' tests='' bundle_id='' prefsd=0 skips=() skip_tests=() groups=() dir=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --name) [ $# -ge 2 ] || usage; name=$2; shift 2 ;;
         --sources) [ $# -ge 2 ] || usage; sources=$2; shift 2 ;;
         --tests) [ $# -ge 2 ] || usage; tests=$2; shift 2 ;;
         --skip) [ $# -ge 2 ] || usage; skips+=("$2"); shift 2 ;;
+        --skip-test) [ $# -ge 2 ] || usage; skip_tests+=("$2"); shift 2 ;;
         --bundle-id) [ $# -ge 2 ] || usage; bundle_id=$2; shift 2 ;;
         --group) [ $# -ge 2 ] || usage; groups+=("$2"); shift 2 ;;
         --prefsd) prefsd=1; shift ;;
@@ -92,6 +96,14 @@ copy_swift() { # FROM TO [SKIP...]
 }
 copy_swift "$dir/$sources" "$pkg/Sources/$name"
 copy_swift "$dir/$tests" "$pkg/Tests/${name}Tests" ${skips[@]+"${skips[@]}"}
+# On Apple platforms the Security framework is visible to whatever imports the
+# wrapper (its tests use kSec… with only `import KeychainAccess`); the one file
+# the package adds to the library says so here.
+cat > "$pkg/Sources/$name/AppHomeSecurityVisible.swift" <<'SHIM'
+// Added by scripts/check-keychain-wrapper.sh: Security is visible to the
+// library's clients, as the framework is on Apple platforms.
+@_exported import Security
+SHIM
 cat > "$pkg/Package.swift.new" <<MANIFEST
 // swift-tools-version:6.0
 // Made by scripts/check-keychain-wrapper.sh: $name's own sources against AppHome's Security.
@@ -110,7 +122,7 @@ MANIFEST
 cmp -s "$pkg/Package.swift.new" "$pkg/Package.swift" 2>/dev/null && rm "$pkg/Package.swift.new" || mv "$pkg/Package.swift.new" "$pkg/Package.swift"
 
 echo "== $name from $dir ($(git -C "$dir" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')), AppHome $version"
-(cd "$pkg" && swift package update >/dev/null && swift build --build-tests 2>&1 | grep -E 'error|warning: .*Security|Compiling '"$name"'|Build complete' | grep -v '^\[' ) || true
+(cd "$pkg" && swift package update >/dev/null 2>&1 && swift build --build-tests 2>&1 | grep -E 'error|warning: .*Security|Compiling '"$name"'|Build complete' | grep -v '^\[' ) || true
 xctest=$pkg/.build/debug/WrapperCheckPackageTests.xctest
 [ -x "$xctest" ] && [ "$xctest" -nt "$pkg/Package.swift" ] || (cd "$pkg" && swift build --build-tests >/dev/null 2>&1) || die "the package did not build (cd $pkg && swift build --build-tests)"
 
@@ -147,9 +159,28 @@ if [ $prefsd -eq 1 ]; then
 fi
 log=$work/test.log
 executable="$("$bin/apphome" container "$bundle_id" app)/${name}Tests"
+# The tests to run: all of them, or all but the skipped ones (XCTest takes a
+# comma-separated list of Module.Class/test names).
+selection=()
+if [ ${#skip_tests[@]} -gt 0 ]; then
+    chosen=''
+    count=0
+    while IFS= read -r t; do
+        case "$t" in *.*/*) ;; *) continue ;; esac
+        skip=0
+        for s in "${skip_tests[@]}"; do
+            [ "${t#*.}" = "$s" ] || [ "${t##*/}" = "$s" ] && skip=1
+        done
+        if [ $skip -eq 1 ]; then echo "  skipped: $t"; continue; fi
+        chosen=${chosen:+$chosen,}$t
+        count=$((count + 1))
+    done < <("$executable" --list-tests 2>/dev/null)
+    [ $count -gt 0 ] || die "every test is skipped"
+    selection=("$chosen")
+fi
 echo "== apphome run $bundle_id -- ${name}Tests  (keychain through $([ $prefsd -eq 1 ] && echo prefsd || echo 'the files'))"
 set +e
-"$bin/apphome" run "$bundle_id" -- "$executable" > "$log" 2>&1
+"$bin/apphome" run "$bundle_id" -- "$executable" ${selection[@]+"${selection[@]}"} > "$log" 2>&1
 status=$?
 set -e
 grep -E "error: |: error -|Test Case .* failed|Executed [0-9]+ tests?" "$log" | sed 's/^/  /'

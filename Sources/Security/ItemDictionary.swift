@@ -285,7 +285,7 @@ struct ItemDictionary {
             if v is String { throw SecFailure(errSecParam, "kSecAttrSynchronizableAny is for queries") }
             c.synchronizable = try bool(kSecAttrSynchronizable)!
         }
-        if let d = try data(kSecValueData) { c.data = SecureBytes(Array(d)) }
+        if let d = try data(kSecValueData) { c.data = d.withUnsafeBytes { SecureBytes(copying: $0) } }
         return c
     }
 }

@@ -14,7 +14,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let input = try ItemDictionary(attributes)
         let (item, data) = try input.newItem()
         let returns = try input.returns()
-        try SecItemSession.call { () throws(KeychainError) in try keychain.add(item, data: SecureBytes(Array(data))) }
+        try SecItemSession.call { () throws(KeychainError) in try keychain.add(item, data: data.withUnsafeBytes { SecureBytes(copying: $0) }) }
         guard let result else { return }
         result.pointee = nil
         guard returns.count > 0 else { return }
@@ -137,7 +137,7 @@ enum SecItemSession {
 
     /// What one found item gives for `returns`: one value, or a dictionary.
     static func value(of item: ItemResult, _ returns: Returns) -> CFTypeRef {
-        let data = item.data.map { NSData(data: Data($0.exposedCopy())) }
+        let data = item.data.map { secret in secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) } }
         let ref = item.attributes.map { NSData(data: PersistentRef.make($0)) }
         if returns.count == 1 && !returns.attributes && !returns.ref {
             if returns.data { return data ?? NSData() }
