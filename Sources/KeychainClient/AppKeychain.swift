@@ -88,31 +88,6 @@ public final class AppKeychain {
         return DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: caller, credential: token), directory: local.directory)
     }
 
-    /// The keychain of `bundleIdentifier` from inside its sandbox, where the
-    /// AppHome root is not visible: through prefsd only, which knows the
-    /// app by the sandbox of the connecting process
-    /// (``KeychainCaller/sandboxCredential``). The context is this side's
-    /// view (the app's own group); prefsd applies the installed one.
-    ///
-    /// - Throws: ``AppKeychainError/prefsd(_:)`` when no prefsd answers.
-    public init(sandboxedApp bundleIdentifier: String, configuration: Configuration) throws(AppKeychainError) {
-        do throws(KeychainError) { context = try KeychainContext(bundleIdentifier: bundleIdentifier) } catch {
-            throw .keychain(error)
-        }
-        let socketRoot = configuration.root ?? "/"
-        let connection: PrefsConnection?
-        do {
-            connection = try PrefsdSettings(configuration: configuration).connect(root: socketRoot)
-        } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
-        guard let connection else {
-            throw .prefsd("inside the app's sandbox the keychain is reached through prefsd only, and no prefsd answers (is prefsd.socket started, and the socket bound into the sandbox?)")
-        }
-        self.bundleIdentifier = bundleIdentifier
-        root = socketRoot
-        access = DaemonKeychain(connection: connection, caller: KeychainCaller(bundleIdentifier: bundleIdentifier, credential: KeychainCaller.sandboxCredential),
-                                directory: "")
-    }
-
     /// The user's login keychain under `root` (the `login` group, which
     /// belongs to no app): what `security` uses with no app context.
     /// Through prefsd it shows the user's ``LoginCredential``.

@@ -1,38 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import AppHomeSystem
 import Keychain
-import PrefsClient
-import PrefsProtocol
 
-/// The keychain of the app this process is: what an app's own code
-/// (the `Security` module's `SecItem…` functions) uses.
+/// The keychain of the app this process is: what an app's own code (the
+/// `Security` module's `SecItem…` functions) uses.
 ///
-/// - Inside the app's sandbox (`/.apphome-info` present, the AppHome
-///   root not visible), prefsd is the only door: it knows the app by its
-///   sandbox (`/proc/<pid>/root/.apphome-info` of the peer), so the call
-///   shows no credential file, only ``KeychainCaller/sandboxCredential``.
-/// - Outside one (`apphome run --no-sandbox`, `launch`), the app's
-///   credential is taken from the home AppHome named in the environment
-///   (`APPHOME_BUNDLE_ID`, `APPHOME_ROOT`), through prefsd when one
-///   answers, else on the files, as ``AppKeychain`` does.
-/// - Outside any app: ``CurrentAppError/notAnApp``.
+/// The app is the one the configuration names: `APPHOME_BUNDLE_ID` and
+/// `APPHOME_ROOT`, set by `apphome run` and `launch`. Its items are reached
+/// as ``AppKeychain`` reaches them: with the app's credential from its home,
+/// through prefsd when one answers, else on the files (and inside the app's
+/// sandbox, where prefsd knows the app by its sandbox and the files are out
+/// of sight, through prefsd only: ``AppKeychain`` decides that from the
+/// configuration). A process outside any app gets ``CurrentAppError/notAnApp``.
 public enum CurrentApp {
-    /// The file a sandbox holds at its root, naming the app it runs.
-    public static let sandboxInfoPath = "/.apphome-info"
-
     /// The keychain of the app this process runs as.
-    public static func keychain(configuration: Configuration, sandboxInfoPath: String = sandboxInfoPath) throws(CurrentAppError) -> AppKeychain {
+    public static func keychain(configuration: Configuration) throws(CurrentAppError) -> AppKeychain {
         guard let bundleIdentifier = configuration.bundleIdentifier else { throw .notAnApp }
-        let root = configuration.root
-        let rootVisible = root.map { FileSystem.exists($0) } ?? false
-        if access(sandboxInfoPath, F_OK) == 0 && !rootVisible {
-            do { return try AppKeychain(sandboxedApp: bundleIdentifier, configuration: configuration) } catch {
-                throw .keychain(error)
-            }
-        }
-        do { return try AppKeychain(app: bundleIdentifier, root: root, configuration: configuration) } catch {
+        do { return try AppKeychain(app: bundleIdentifier, configuration: configuration) } catch {
             throw .keychain(error)
         }
     }
@@ -40,7 +23,7 @@ public enum CurrentApp {
 
 /// Why the process's own app keychain could not be opened.
 public enum CurrentAppError: Error, CustomStringConvertible {
-    /// Not started as an app: no `APPHOME_BUNDLE_ID` in the environment.
+    /// Not started as an app: no `APPHOME_BUNDLE_ID` (and no sandbox).
     case notAnApp
     /// The app's keychain could not be opened (not installed, no root, prefsd…).
     case keychain(AppKeychainError)

@@ -72,11 +72,6 @@ public struct KeychainCaller: Equatable, Sendable {
     /// The token from the app's credential file.
     public var credential: String
 
-    /// The credential a process inside an app's sandbox shows: none. prefsd
-    /// takes the app from the peer's sandbox (`/proc/<pid>/root/.apphome-info`)
-    /// and must refuse this value from any peer that is not in that app's sandbox.
-    public static let sandboxCredential = ""
-
     public init(bundleIdentifier: String, credential: String) {
         self.bundleIdentifier = bundleIdentifier
         self.credential = credential
