@@ -47,7 +47,7 @@ struct ItemDictionary {
 
     func int(_ key: CFString) throws(SecFailure) -> Int? {
         guard let v = entries[key as String] else { return nil }
-        if v is Bool { throw SecFailure(errSecParam, "\(key) must be a number") }
+        if type(of: v) == Bool.self { throw SecFailure(errSecParam, "\(key) must be a number") }
         if let i = v as? Int { return i }
         if let n = v as? NSNumber { return n.intValue }
         if let s = v as? String, let i = Int(s) { return i }
@@ -110,7 +110,7 @@ struct ItemDictionary {
     func code(_ key: CFString) throws(SecFailure) -> String? {
         guard let v = entries[key as String] else { return nil }
         if let s = v as? String { return s }
-        if !(v is Bool), let n = v as? NSNumber {
+        if type(of: v) != Bool.self, let n = v as? NSNumber {
             let u = UInt32(truncatingIfNeeded: n.intValue)
             return String(decoding: [UInt8(u >> 24), UInt8((u >> 16) & 0xff), UInt8((u >> 8) & 0xff), UInt8(u & 0xff)], as: UTF8.self)
         }
@@ -214,7 +214,7 @@ struct ItemDictionary {
 
     /// How many items a copy returns at most (`kSecMatchLimit` as a number).
     func limitCount() -> Int? {
-        guard let v = entries[kSecMatchLimit as String], !(v is String), let n = try? int(kSecMatchLimit), n > 1 else { return nil }
+        guard let v = entries[kSecMatchLimit as String], type(of: v) != String.self, !(v is NSString), let n = try? int(kSecMatchLimit), n > 1 else { return nil }
         return n
     }
 
