@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
         --bundle-id) [ $# -ge 2 ] || usage; bundle_id=$2; shift 2 ;;
         --group) [ $# -ge 2 ] || usage; groups+=("$2"); shift 2 ;;
         --prefsd) prefsd=1; shift ;;
-        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         -*) echo "check-keychain-wrapper.sh: unknown option $1" >&2; usage ;;
         *) [ -z "$dir" ] || usage; dir=$1; shift ;;
     esac
