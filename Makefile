@@ -42,7 +42,8 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 # What `make install` and `make deb` ship. One more executable is one more word in
 # EXECUTABLES (and its page in man/, NAME.1 or NAME.8); bench and test-only
-# executables (plistbench, prefsbench, keychainbench, apphome-crashing) are never here.
+# executables (plistbench, prefsbench, keychainbench, secitembench, apphome-crashing,
+# secitem-probe) are never here.
 EXECUTABLES := defaults apphome security prefsd git-credential-apphome plutil apphome-secretd
 # Programs the executables run, not the user: in $(PKGLIBDIR). The static `security` runs
 # security-secret-service (the same command, dynamically linked) for the commands that need

@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "SettingsBundle", targets: ["SettingsBundle"]),
+        // An app's own code: `import Security` (Apple's SecItem API on the app's keychain).
+        .library(name: "Security", targets: ["Security"]),
     ],
     targets: [
         // The system layer under everything: file system, locks, errors, random,
@@ -75,6 +77,10 @@ let package = Package(
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),
         // The client API: an app's keychain through prefsd when it answers, else the files.
         .target(name: "KeychainClient", dependencies: ["AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        // Apple's keychain-item API for an app's own Swift code (`import Security`): SecItemAdd,
+        // SecItemCopyMatching, SecItemUpdate, SecItemDelete on the app's AppKeychain. Foundation
+        // is allowed here (it is linked by apps, never by a command).
+        .target(name: "Security", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "PropertyList"]),
         .target(name: "SecurityCommand", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService", "Preferences", "Containers", "CommandSupport", "PropertyList"]),
         // `security` is fully static in release, like `defaults` (start-up is most of a look-up
         // through prefsd); a static program cannot load libsecret, so the commands that reach the
@@ -96,6 +102,8 @@ let package = Package(
         .target(name: "SecretServiceProvider", dependencies: ["AppHomeSystem", "CGio", "CGcrypt", "CommandSupport", "Keychain", "KeychainSecretService", "PropertyList"]),
         .executableTarget(name: "apphome-secretd", dependencies: ["AppHomeSystem", "CommandSupport", "SecretServiceProvider"],
                           linkerSettings: staticStdlibInRelease),
+        // An app's SecItemCopyMatching look-ups (bench/keychain.sh runs it inside `apphome run`).
+        .executableTarget(name: "secitembench", dependencies: ["Security"]),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),
@@ -121,6 +129,10 @@ let package = Package(
         .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
         .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
+        // The Security module: its API in process, and an app's SecItem calls (secitem-probe, run
+        // as an installed app) against security, prefsd, update, backup and uninstall.
+        .executableTarget(name: "secitem-probe", dependencies: ["Security"], path: "Tests/Fixtures/secitem-probe"),
+        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "secitem-probe", "apphome", "security", "prefsd", "defaults"]),
         // Help, man pages and completions against each command's one list of verbs and options.
         .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
                                                                   "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain",
@@ -142,7 +154,31 @@ let package = Package(
 // accessor function instead of demangling the type's name at run time: demangling checks the
 // generic requirements (`String: Hashable`) by scanning every protocol conformance record in
 // the binary, the largest single cost of a `defaults read` (docs/STARTUP.md has the figures).
+//
+// It is an unsafe flag, and SwiftPM refuses a product of a dependency fetched by URL whose
+// targets (or what they depend on) have one, whatever its condition. So the flag is left off the
+// targets of the library products when this manifest is read as such a dependency: SwiftPM
+// (and Xcode) check dependencies out under a `checkouts` directory. Built from this checkout, as
+// the root package, every target has it, and `swift build -c release` makes the same binaries.
+let libraryProductTargets: Set<String> = {
+    var byName: [String: Target] = [:]
+    for target in package.targets { byName[target.name] = target }
+    var seen: Set<String> = []
+    var pending = package.products.compactMap { $0 as? Product.Library }.flatMap { $0.targets }
+    while let name = pending.popLast() {
+        guard seen.insert(name).inserted, let target = byName[name] else { continue }
+        for dependency in target.dependencies {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+            default: break
+            }
+        }
+    }
+    return seen
+}()
+let readAsCheckedOutDependency = Context.packageDirectory.split(separator: "/").dropLast().last == "checkouts"
 for target in package.targets where target.type == .regular || target.type == .executable {
+    if readAsCheckedOutDependency && libraryProductTargets.contains(target.name) { continue }
     target.swiftSettings = (target.swiftSettings ?? [])
         + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
 }

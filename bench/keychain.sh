@@ -14,11 +14,14 @@
 #               find-generic-password -w` processes through it vs N `secret-tool lookup`
 #               (target <= 0.25x); N AppKeychain look-ups in one process through it vs
 #               libsecret in one process (target <= 0.5x); 1,000 loads on its credential
-#               socket by 10 concurrent peers, as systemd makes them (target p99 <= 2 ms)
+#               socket by 10 concurrent peers, as systemd makes them (target p99 <= 2 ms);
+#               N SecItemCopyMatching in an app (secitembench in `apphome run`, the Security
+#               module) through it vs libsecret in one process (target <= 0.25x; the first
+#               call of the process, connect included, printed on its own)
 #
 # Runs inside its own D-Bus session with a fresh, unlocked gnome-keyring in a
 # throw-away HOME (it calls itself back through dbus-run-session).
-# Environment: BIN_DIR (security, apphome, keychainbench, prefsd), KEYCHAIN_RUNS (default 1000),
+# Environment: BIN_DIR (security, apphome, keychainbench, secitembench, prefsd), KEYCHAIN_RUNS (default 1000),
 # KEYCHAIN_PREFSD_ONLY=1 (only the prefsd figures, with secret-tool and libsecret beside them).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +38,7 @@ if [[ ${1:-} != --in-session ]]; then
         command -v "$tool" >/dev/null 2>&1 || die "$tool is missing (apt-get install dbus-daemon gnome-keyring libsecret-tools gcc pkg-config)"
     done
     BIN_DIR=$(cd "${BIN_DIR:-$top/.build/release}" && pwd)
-    for b in security apphome keychainbench prefsd; do [[ -x $BIN_DIR/$b ]] || die "$BIN_DIR/$b not found; run \`make release\` first"; done
+    for b in security apphome keychainbench secitembench prefsd; do [[ -x $BIN_DIR/$b ]] || die "$BIN_DIR/$b not found; run \`make release\` first"; done
     KWORK=$(mktemp -d "${TMPDIR:-/tmp}/apphome-kcbench.XXXXXX")
     trap 'rm -rf "$KWORK"' EXIT
     mkdir -m 700 "$KWORK/home" "$KWORK/run" "$KWORK/data" "$KWORK/config"
@@ -149,6 +152,12 @@ peer_in=$("$KWORK/secret_lookup_bench" app bench key bench "$RUNS")
 echo "$peer_in"
 per_lookup() { awk '{ split($0, a, " µs per"); n = split(a[1], x, " "); print x[n] }' <<<"$1"; }
 bench_target "AppKeychain through prefsd vs secret_password_lookup_sync" "$(per_lookup "$ours_in")" "$(per_lookup "$peer_in")" "µs" 0.5
+# An app's own code: SecItemCopyMatching (the Security module) in a running app, through prefsd.
+ours_app=$("$BIN_DIR/apphome" --root "$KWORK/root-secret-service" run "$app" -- "$BIN_DIR/secitembench" whenUnlocked bench "$RUNS")
+echo "$ours_app"
+peer_in=$("$KWORK/secret_lookup_bench" app bench key bench "$RUNS")
+echo "$peer_in"
+bench_target "SecItemCopyMatching in an app through prefsd vs secret_password_lookup_sync" "$(per_lookup "$(tail -n 1 <<<"$ours_app")")" "$(per_lookup "$peer_in")" "µs" 0.25
 head -c 48 /dev/urandom | "$BIN_DIR/security" --root "$KWORK/root-secret-service" add-credential -u bench.service -c token
 credentials=$("$BIN_DIR/keychainbench" --credentials "$KWORK/run/apphome-bench/credentials.sock" bench.service token 1000 10)
 echo "$credentials"

@@ -233,6 +233,23 @@ step "$apphome" uninstall com.example.Journal
 step "$apphome" uninstall com.other.Spy
 
 echo
+echo "# an app's own Swift code: examples/ScaryBugs-app depends on AppHome by version (a tagged"
+echo "# clone of this checkout); bugs with KeyedArchiver in Documents, settings with UserDefaults,"
+echo "# its sync token with SecItemAdd, the same items security, backups and uninstall see"
+step "$here/ScaryBugs-app/build.sh" "$root/src/ScaryBugsApp.app"
+step "$apphome" sign "$root/src/ScaryBugsApp.app" --key "$keys/demo.key"
+step "$apphome" install "$root/src/ScaryBugsApp.app"
+step "$defaults" write com.example.ScaryBugsApp sortOrder -string rating
+step "$apphome" launch com.example.ScaryBugsApp add Centipede 3.5
+step "$apphome" launch com.example.ScaryBugsApp add "Wolf Spider" 4.5
+step "$apphome" launch com.example.ScaryBugsApp list
+step "$apphome" launch com.example.ScaryBugsApp login 3f8a-demo-token
+step "$apphome" launch com.example.ScaryBugsApp status
+step "$security" --app com.example.ScaryBugsApp find-generic-password -s sync.scarybugs.example.com -a ray -w
+step "$defaults" read com.example.ScaryBugsApp launchCount
+step "$apphome" uninstall com.example.ScaryBugsApp
+
+echo
 echo "# uninstall: the home, the preferences and the keychain items go"
 step "$apphome" uninstall com.example.ScaryBugs
 printf '
