@@ -75,7 +75,7 @@ h2 { font-size: 1.9rem; margin: .25rem 0 1rem; }
 .row-title { flex: 1; }
 .row .value { color: var(--secondary); }
 button.row { cursor: pointer; }
-button.row::after { content: "›"; color: var(--secondary); font-size: 1.3em; }
+button.row:not(.choice)::after { content: "›"; color: var(--secondary); font-size: 1.3em; }
 .row input[type="text"], .row input[type="password"] { flex: 1; border: 0; background: none; color: var(--text);
        font: inherit; text-align: right; padding: .25rem; }
 .row input[type="range"] { flex: 1; accent-color: var(--accent); }
@@ -168,13 +168,13 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
   const page = (file) => state.doc.pages.find((p) => p.file === file);
   const isManaged = (key) => state.doc.managed.includes(key);
 
-  function render(focus) {
+  function render(focus, focusSelector) {
     const pane = $("#pane");
     const top = state.stack[state.stack.length - 1];
     const nav = el("div", { class: "nav-bar" });
     if (state.stack.length > 1) {
       const parent = state.stack[state.stack.length - 2];
-      nav.append(el("button", { class: "back", onclick: () => { state.stack.pop(); render(true); } , text: page(parent.page).title }));
+      nav.append(el("button", { class: "back", onclick: () => { const gone = state.stack.pop(); render(true, gone.opener); }, text: page(parent.page).title }));
     }
     const body = [nav];
     if (top.choose) {
@@ -188,7 +188,8 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
     pane.replaceChildren(...body);
     pane.dataset.app = state.app;
     if (focus) {
-      const first = pane.querySelector("button, input, summary");
+      const first = (focusSelector && pane.querySelector(focusSelector)) || pane.querySelector('[aria-checked="true"]')
+                    || pane.querySelector("button, input, summary");
       (first || pane).focus();
     }
   }
@@ -252,7 +253,7 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
       }
       case "multi": {
         const button = el("button", { class: "row", "data-row": row.key, "data-key": row.key, "aria-haspopup": "true", disabled: locked,
-                                      onclick: () => { state.stack.push({ choose: row }); render(true); } },
+                                      onclick: () => { state.stack.push({ choose: row, opener: 'button[data-key="' + CSS.escape(row.key) + '"]' }); render(true); } },
           el("span", { class: "row-title" }, document.createTextNode(row.title || row.key), managedNote(row)),
           el("span", { class: "value", text: titleOf(row, value) }));
         node = button;
@@ -275,7 +276,8 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
         break;
       }
       case "child": {
-        node = el("button", { class: "row", onclick: () => { state.stack.push({ page: row.page }); render(true); } },
+        node = el("button", { class: "row", "data-page": row.page,
+                              onclick: () => { state.stack.push({ page: row.page, opener: 'button[data-page="' + CSS.escape(row.page) + '"]' }); render(true); } },
                   el("span", { class: "row-title", text: row.title || row.page }));
         break;
       }
@@ -291,7 +293,7 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
     const items = order.map((i) => {
       const checked = same(row.values[i], value);
       return el("button", { class: "row choice", role: "menuitemradio", "aria-checked": checked ? "true" : "false", "data-key": row.key,
-                            "data-index": i, onclick: async () => { if (await send(row.key, i)) { state.stack.pop(); render(true); } } },
+                            "data-index": i, onclick: async () => { if (await send(row.key, i)) { state.stack.pop(); render(true, 'button[data-key="' + CSS.escape(row.key) + '"]'); } } },
                 el("span", { class: "row-title", text: row.titles[i] || String(row.values[i]) }),
                 el("span", { class: "check", "aria-hidden": "true", text: "✓" }));
     });
