@@ -415,7 +415,7 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
       await openApp(state.app, false);
       const reset = $("#reset"); if (reset) reset.focus();
     });
-    loadApps().then(() => { document.body.dataset.ready = "1"; }).catch((e) => {
+    loadApps().then(() => { document.body.dataset.readyAt = String(performance.now()); document.body.dataset.ready = "1"; }).catch((e) => {
       $("#pane").replaceChildren(el("p", { class: "reason", role: "alert", text: String(e.message || e) }));
     });
     listen();

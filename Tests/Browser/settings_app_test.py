@@ -3,7 +3,11 @@
 headless, driven by Playwright (from PyPI, in the venv scripts/playwright-venv.sh
 makes; no browser is downloaded). One server and one browser for the whole run.
 
-usage: settings_app_test.py --bin DIR [--screenshots DIR]
+usage: settings_app_test.py --bin DIR [--prefsd] [--screenshots DIR]
+
+With --prefsd, a prefsd serves the root: the page and `defaults` go through it
+and the page's live updates come from its change notifications; without it,
+everything is on the files and the live updates come from inotify.
 
 Installs examples/ScaryBugs-v1 under a throw-away root, forces one of its keys
 in a managed directory, starts `apphome settings`, and checks what a person
@@ -31,7 +35,7 @@ CHROMIUM = os.environ.get("APPHOME_TEST_CHROMIUM", "/usr/bin/chromium")
 
 
 class Harness:
-    def __init__(self, bin_dir):
+    def __init__(self, bin_dir, prefsd):
         self.bin = bin_dir
         self.work = tempfile.mkdtemp(prefix="apphome-settings-browser-")
         self.root = os.path.join(self.work, "root")
@@ -42,6 +46,13 @@ class Harness:
         os.chmod(os.path.join(self.managed, APP + ".plist"), 0o644)
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": self.work, "APPHOME_ROOT": self.root,
                     "APPHOME_PREFSD": "off", "APPHOME_MANAGED_DIR": self.managed, "LANG": "C.UTF-8"}
+        self.prefsd = None
+        if prefsd:
+            socket = os.path.join(self.work, "prefsd.sock")
+            self.prefsd = subprocess.Popen([os.path.join(self.bin, "prefsd"), "--foreground", "--root", self.root, "--socket", socket],
+                                           env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            wait_for(lambda: os.path.exists(socket), timeout=10, what="prefsd's socket")
+            self.env.update({"APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket})
         self.run("apphome", "install", os.path.join(REPO, "examples/ScaryBugs-v1/ScaryBugs.app"))
         self.server = subprocess.Popen([os.path.join(self.bin, "apphome"), "settings"], env=self.env,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -87,6 +98,9 @@ class Harness:
         except subprocess.TimeoutExpired:
             self.server.kill()
             raise AssertionError("apphome settings did not exit within 10 s of SIGTERM")
+        if self.prefsd:
+            self.prefsd.terminate()
+            self.prefsd.wait(timeout=10)
         return status
 
 
@@ -103,9 +117,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--screenshots")
+    parser.add_argument("--prefsd", action="store_true")
     options = parser.parse_args()
 
-    h = Harness(os.path.abspath(options.bin))
+    h = Harness(os.path.abspath(options.bin), options.prefsd)
     failures = []
     checks = []
 
@@ -332,6 +347,7 @@ def main():
             page.wait_for_selector("body[data-ready='1']")
             expect(page.get_by_role("button", name="Sort order")).to_contain_text("Scariness")
             page.locator("#pane").focus()
+            page.set_viewport_size({"width": 1000, "height": 600})
             for scheme in ["light", "dark"]:
                 page.emulate_media(color_scheme=scheme)
                 page.wait_for_timeout(100)

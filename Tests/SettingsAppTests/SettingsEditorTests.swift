@@ -1,0 +1,121 @@
+import AppHomeSystem
+import Preferences
+import PropertyList
+import SettingsApp
+import SettingsBundle
+import TestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Settings app's logic on the ScaryBugs example's bundle, with an
+/// in-memory store under the same settings write policy `defaults` applies.
+@Suite struct SettingsEditorTests {
+    static let repository: String = {
+        var path = #filePath
+        for _ in 0..<3 { path = FileSystem.parentDirectory(path) }
+        return path
+    }()
+    static let appPath = repository + "/examples/ScaryBugs-v1/ScaryBugs.app"
+
+    let app: InstalledApp
+    let store: InMemoryPreferenceStore
+    let scratch: String
+
+    init() throws {
+        let bundle = try SettingsBundle(path: Self.appPath + "/Settings.bundle")
+        app = InstalledApp(id: "com.example.ScaryBugs", name: "Scary Bugs", version: "1.0 (1)", appPath: Self.appPath,
+                           settingsBundle: bundle, groups: [])
+        scratch = ScratchDirectory.make("settings-editor")
+        store = InMemoryPreferenceStore(policy: SettingsWritePolicy(root: scratch, explicitBundle: bundle.path))
+    }
+
+    /// A managed directory (root-owned, as the managed layer requires) forcing `userName`.
+    func managed(forcing: [String: PlistValue] = [:]) throws -> ManagedPreferences {
+        let directory = scratch + "/managed"
+        try FileSystem.makeDirectories(directory)
+        chmod(directory, 0o755)
+        if !forcing.isEmpty {
+            let file = directory + "/com.example.ScaryBugs.plist"
+            try FileSystem.writeAtomically(try PlistCodec.encode(.dictionary(Dictionary(stringKeys: forcing)), format: .xml), to: file)
+            chmod(file, 0o644)
+        }
+        return ManagedPreferences(directory: directory)
+    }
+
+    var domain: Domain { .named("com.example.ScaryBugs") }
+
+    @Test func documentIsLocalisedAndShowsRegisteredDefaults() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let editor = SettingsEditor(store: store, managed: try managed())
+        let text = try editor.document(app, languages: ["fr-CA", "en"]).json().text
+        #expect(text.contains("\"title\":\"Afficher les notes\",\"kind\":\"toggle\""))
+        #expect(text.contains("\"title\":\"Avancé\",\"kind\":\"child\",\"page\":\"Advanced.plist\""))
+        #expect(text.contains("\"values\":{\"showRatings\":true,\"sortOrder\":\"name\",\"soundEnabled\":\"YES\",\"thumbnailSize\":64.0,\"userName\":\"\",\"volume\":2}"))
+        #expect(text.contains("\"language\":\"fr\""))
+    }
+
+    @Test func aChangeIsStoredAsTheRowStoresIt() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let editor = SettingsEditor(store: store, managed: try managed())
+        try editor.change(app, ChangeRequest(key: "soundEnabled", value: .bool(false)))
+        try editor.change(app, ChangeRequest(key: "thumbnailSize", value: .integer(100)))
+        try editor.change(app, ChangeRequest(key: "sortOrder", value: .integer(2)))
+        try editor.change(app, ChangeRequest(key: "volume", value: .integer(0)))
+        let stored = try store.read(domain, scope: .anyHost) ?? [:]
+        #expect(stored == ["soundEnabled": .string("NO"), "thumbnailSize": .real(100), "sortOrder": .string("date"), "volume": .integer(1)])
+    }
+
+    @Test func aRefusedValueGivesTheSchemaReasonAndWritesNothing() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let editor = SettingsEditor(store: store, managed: try managed())
+        #expect(throws: SettingsAppError.refused("com.example.ScaryBugs thumbnailSize: 500.0 is outside the valid range [32.0, 128.0] [SB702]")) {
+            try editor.change(app, ChangeRequest(key: "thumbnailSize", value: .real(500)))
+        }
+        #expect(throws: SettingsAppError.badRequest("no such choice for sortOrder")) {
+            try editor.change(app, ChangeRequest(key: "sortOrder", value: .integer(3)))
+        }
+        #expect(throws: SettingsAppError.badRequest("com.example.ScaryBugs's Settings.bundle has no row for secret")) {
+            try editor.change(app, ChangeRequest(key: "secret", value: .string("x")))
+        }
+        #expect(try store.read(domain, scope: .anyHost) == nil)
+    }
+
+    @Test func aManagedKeyCannotBeChangedNorReset() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let editor = SettingsEditor(store: store, managed: try managed(forcing: ["userName": .string("team")]))
+        #expect(throws: SettingsAppError.managed("Managed by your administrator")) {
+            try editor.change(app, ChangeRequest(key: "userName", value: .string("me")))
+        }
+        try editor.change(app, ChangeRequest(key: "showRatings", value: .bool(false)))
+        _ = try store.commit(domain, scope: .anyHost, options: WriteOptions()) { $0["other"] = .integer(1) }
+        #expect(try editor.reset(app) == ["showRatings"])
+        #expect(try store.read(domain, scope: .anyHost) == ["other": .integer(1)])
+        let text = try editor.document(app, languages: []).json().text
+        #expect(text.contains("\"managed\":[\"userName\"]") && text.contains("\"userName\":\"team\""))
+    }
+
+    @Test func jsonTextCannotCloseATagOrAString() {
+        #expect(JSON.string("</script>&\u{2028}\"").text == #""\u003c/script\u003e\u0026\u2028\"""#)
+    }
+
+    @Test func routerRefusesBeforeItReadsAnything() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let gate = AccessGate(address: .loopback(host: "127.0.0.1", port: 9), token: "T", session: "S")
+        let router = SettingsRouter(gate: gate, catalog: Catalog(root: scratch), editor: SettingsEditor(store: store, managed: try managed()))
+        let host = ["host": "127.0.0.1:9"]
+        #expect(router.handle(HTTPRequest(method: "GET", path: "/api/apps", headers: host)).status == 403)
+        #expect(router.handle(HTTPRequest(method: "GET", path: "/api/apps", headers: ["host": "evil:9", "cookie": "apphome_settings=S"])).status == 421)
+        let exchanged = router.handle(HTTPRequest(method: "GET", path: "/", token: "T", headers: host))
+        #expect(exchanged.status == 303 && exchanged.headers.contains { $0.0 == "Set-Cookie" && $0.1.hasPrefix("apphome_settings=S;") })
+        #expect(router.handle(HTTPRequest(method: "GET", path: "/", token: "X", headers: host)).status == 403)
+        let cookie = host.merging(["cookie": "apphome_settings=S"]) { a, _ in a }
+        #expect(router.handle(HTTPRequest(method: "GET", path: "/api/apps", headers: cookie)).status == 200)
+        #expect(router.handle(HTTPRequest(method: "POST", path: "/api/apps/x/reset", headers: cookie)).status == 403)
+        #expect(router.handle(HTTPRequest(method: "POST", path: "/api/apps/x/reset",
+                                          headers: cookie.merging(["origin": "http://127.0.0.1:9"]) { a, _ in a })).status == 404)
+        #expect(router.handle(HTTPRequest(method: "DELETE", path: "/", headers: cookie)).status == 405)
+        #expect(router.handle(HTTPRequest(method: "GET", path: "/api/apps", headers: cookie, peerRefusal: "an app")).status == 403)
+    }
+}
