@@ -22,6 +22,15 @@ public struct InstalledApp: Sendable, Equatable {
     /// The registry's app groups (a bundle may send its values to one).
     public var groups: [String]
 
+    public init(id: String, name: String, version: String, appPath: String, settingsBundle: SettingsBundle?, groups: [String]) {
+        self.id = id
+        self.name = name
+        self.version = version
+        self.appPath = appPath
+        self.settingsBundle = settingsBundle
+        self.groups = groups
+    }
+
     public static func == (a: InstalledApp, b: InstalledApp) -> Bool {
         a.id == b.id && a.name == b.name && a.version == b.version && a.appPath == b.appPath
             && a.settingsBundle?.path == b.settingsBundle?.path && a.groups == b.groups

@@ -48,6 +48,9 @@ final class SettingsHTTPServer {
         soup = apphome_soup_server_new()!
         service = g_socket_service_new()
         loop = g_main_loop_new(nil, 0)
+        // Before the URL is printed: whoever read it may stop the server at once.
+        _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, SIGTERM, cQuit, UnsafeMutableRawPointer(loop), nil)
+        _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, SIGINT, cQuit, UnsafeMutableRawPointer(loop), nil)
         gate = AccessGate(address: .loopback(host: "127.0.0.1", port: 0), token: Random.alphanumeric(32), session: Random.alphanumeric(32))
         do { watchers = try DomainWatchers(root: root, prefsd: prefsd) } catch { throw CommandFailure.failure(error.description) }
         do {
@@ -110,8 +113,6 @@ final class SettingsHTTPServer {
 
     /// Runs the main loop until SIGTERM or SIGINT.
     func run() {
-        _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, SIGTERM, cQuit, UnsafeMutableRawPointer(loop), nil)
-        _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, SIGINT, cQuit, UnsafeMutableRawPointer(loop), nil)
         _ = g_unix_fd_add_full(G_PRIORITY_DEFAULT, watchers.readEnd, G_IO_IN, cChanged, context, nil)
         _ = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, 15, cKeepAlive, context, nil)
         // Every app with a Settings.bundle is watched from the start.

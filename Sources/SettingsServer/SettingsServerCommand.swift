@@ -105,6 +105,13 @@ public enum SettingsServerCommand {
             }
             let prefsd: PrefsdSettings
             do { prefsd = try PrefsdSettings(configuration: configuration) } catch { throw CommandFailure.failure(error.description) }
+            // SIGTERM and SIGINT stop the server (GLib turns them into main-loop
+            // events); a parent may have left them blocked, which exec keeps.
+            var stopSignals = sigset_t()
+            sigemptyset(&stopSignals)
+            sigaddset(&stopSignals, SIGTERM)
+            sigaddset(&stopSignals, SIGINT)
+            pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
             let managed = ManagedPreferences(directory: configuration.managedDirectory)
             let server = try SettingsHTTPServer(root: root, prefsd: prefsd, managed: managed, console: console)
             try server.listen(options)
