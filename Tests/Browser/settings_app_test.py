@@ -48,10 +48,17 @@ class Harness:
                     "APPHOME_PREFSD": "off", "APPHOME_MANAGED_DIR": self.managed, "LANG": "C.UTF-8"}
         self.prefsd = None
         if prefsd:
-            socket = os.path.join(self.work, "prefsd.sock")
+            # A short directory: a socket's path has at most 107 bytes.
+            self.socket_dir = tempfile.mkdtemp(prefix="ahs-", dir="/tmp")
+            socket = os.path.join(self.socket_dir, "prefsd.sock")
             self.prefsd = subprocess.Popen([os.path.join(self.bin, "prefsd"), "--foreground", "--root", self.root, "--socket", socket],
-                                           env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            wait_for(lambda: os.path.exists(socket), timeout=10, what="prefsd's socket")
+                                           env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            try:
+                wait_for(lambda: os.path.exists(socket) or self.prefsd.poll() is not None, timeout=10, what="prefsd's socket")
+            finally:
+                if not os.path.exists(socket):
+                    self.prefsd.kill()
+                    raise AssertionError(f"prefsd did not start: {self.prefsd.communicate()[1]}")
             self.env.update({"APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket})
         self.run("apphome", "install", os.path.join(REPO, "examples/ScaryBugs-v1/ScaryBugs.app"))
         self.server = subprocess.Popen([os.path.join(self.bin, "apphome"), "settings"], env=self.env,
@@ -101,6 +108,7 @@ class Harness:
         if self.prefsd:
             self.prefsd.terminate()
             self.prefsd.wait(timeout=10)
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
         return status
 
 
