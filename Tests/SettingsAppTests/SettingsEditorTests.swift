@@ -119,3 +119,54 @@ import Glibc
         #expect(router.handle(HTTPRequest(method: "GET", path: "/api/apps", headers: cookie, peerRefusal: "an app")).status == 403)
     }
 }
+
+/// The row kinds and keys ScaryBugs' bundle does not have, on a bundle made here.
+@Suite struct PageDocumentKindsTests {
+    @Test func titleValuesSecureFieldsShortTitlesAndSliderImagesAreDrawn() throws {
+        let scratch = ScratchDirectory.make("settings-kinds")
+        defer { ScratchDirectory.remove(scratch) }
+        let bundlePath = scratch + "/Kinds.app/Settings.bundle"
+        try FileSystem.makeDirectories(bundlePath)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0]
+        try FileSystem.writeAtomically(png, to: bundlePath + "/quiet.png")
+        let rows: [PlistValue] = [
+            .dictionary(["Type": .string("PSTitleValueSpecifier"), "Title": .string("Edition"), "Key": .string("edition"),
+                         "DefaultValue": .string("pro"), "Values": .array([.string("free"), .string("pro")]),
+                         "Titles": .array([.string("Free"), .string("Professional")])]),
+            .dictionary(["Type": .string("PSTextFieldSpecifier"), "Title": .string("Password"), "Key": .string("password"),
+                         "IsSecure": .bool(true), "KeyboardType": .string("NumberPad")]),
+            .dictionary(["Type": .string("PSMultiValueSpecifier"), "Title": .string("Size"), "Key": .string("size"), "DefaultValue": .integer(1),
+                         "Values": .array([.integer(1), .integer(2)]), "Titles": .array([.string("Small"), .string("Large")]),
+                         "ShortTitles": .array([.string("S"), .string("L")]), "DisplaySortedByTitle": .bool(true)]),
+            .dictionary(["Type": .string("PSSliderSpecifier"), "Key": .string("level"), "DefaultValue": .real(1), "MinimumValue": .integer(0),
+                         "MaximumValue": .integer(5), "MinimumValueImage": .string("quiet.png"), "MaximumValueImage": .string("../../etc/passwd")]),
+        ]
+        try FileSystem.writeAtomically(try PlistCodec.encode(.dictionary(["PreferenceSpecifiers": .array(rows)]), format: .xml),
+                                       to: bundlePath + "/Root.plist")
+        let bundle = try SettingsBundle(path: bundlePath)
+        let app = InstalledApp(id: "com.example.kinds", name: "Kinds", version: "1", appPath: scratch + "/Kinds.app", settingsBundle: bundle, groups: [])
+        let text = PageDocument(app: app, bundle: bundle, stored: [:], forced: [:], languages: []).json().text
+        #expect(text.contains(#"{"key":"edition","title":"Edition","kind":"title","titles":["Free","Professional"],"values":["free","pro"],"text":"pro"}"#))
+        #expect(text.contains(#""kind":"text","secure":true,"keyboard":"NumberPad""#))
+        #expect(text.contains(#""shortTitles":["S","L"],"values":[1,2],"sorted":true"#))
+        // A slider image is a plain file of the bundle; a path that climbs out is not served.
+        #expect(text.contains(#""min":0.0,"max":5.0,"minImage":"quiet.png","maxImage":null"#))
+        #expect(text.contains(#""values":{"edition":"pro","level":1.0,"password":null,"size":1}"#))
+    }
+
+    @Test func theIconIsTheLargestPNGTheInfoPlistNames() throws {
+        let scratch = ScratchDirectory.make("settings-icon")
+        defer { ScratchDirectory.remove(scratch) }
+        let appPath = scratch + "/Icon.app"
+        try FileSystem.makeDirectories(appPath)
+        try FileSystem.writeAtomically(try PlistCodec.encode(.dictionary(["CFBundleIconFile": .string("AppIcon"),
+                                                                          "CFBundleIconFiles": .array([.string("../secret")])]), format: .xml),
+                                       to: appPath + "/Info.plist")
+        try FileSystem.writeAtomically([UInt8](repeating: 1, count: 10), to: appPath + "/AppIcon.png")
+        try FileSystem.writeAtomically([UInt8](repeating: 1, count: 40), to: appPath + "/AppIcon@2x.png")
+        let app = InstalledApp(id: "com.example.icon", name: "Icon", version: "1", appPath: appPath, settingsBundle: nil, groups: [])
+        #expect(app.iconPath == appPath + "/AppIcon@2x.png")
+        let none = InstalledApp(id: "com.example.none", name: "None", version: "1", appPath: scratch, settingsBundle: nil, groups: [])
+        #expect(none.iconPath == nil)
+    }
+}
