@@ -224,8 +224,8 @@ final class SettingsHTTPServer {
         }
         let request = HTTPRequest(method: method, path: path, token: token, headers: headers, body: body)
         let router = SettingsRouter(gate: gate, catalog: Catalog(root: root), editor: editor())
-        var changedApps: [String] = []
-        let response = router.handle(request) { changedApps.append($0) }
+        // The watchers report every change, this server's own included: no broadcast here.
+        let response = router.handle(request)
         if daemonStore != nil, response.status == 500 { daemonStore = nil }   // prefsd went away: the files next time
         if response.isEventStream {
             openStream(message, response)
@@ -237,7 +237,6 @@ final class SettingsHTTPServer {
             let id = String(path.dropFirst(10).prefix { $0 != "/" })
             if let app = Catalog(root: root).app(id) { watchers.watch(id: app.id, domain: app.domain()) }
         }
-        _ = changedApps   // the watchers report every change, this server's own included
     }
 
     func respond(_ message: OpaquePointer, _ response: HTTPResponse) {
