@@ -22,6 +22,7 @@ with sync_playwright() as p:
     page.goto(url)   # the token for the cookie, once
     page.wait_for_selector("body[data-ready='1']")
     for i in range(runs + 3):
+        page.goto("about:blank")   # a new document each time, not a same-document hash change
         page.goto(url.split("/?")[0] + "/#" + domain)
         page.wait_for_selector("body[data-ready='1']")
         timing = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];

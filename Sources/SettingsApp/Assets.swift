@@ -139,6 +139,9 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
   }
 
   async function loadApps() {
+    // The app the address names is fetched beside the list, not after it.
+    const wanted = decodeURIComponent(location.hash.slice(1));
+    const early = wanted ? getJSON("/api/apps/" + encodeURIComponent(wanted)).catch(() => null) : null;
     state.apps = await getJSON("/api/apps");
     const list = $("#app-list");
     list.replaceChildren();
@@ -150,14 +153,13 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
       if (!app.settings) button.disabled = true;
       list.append(el("li", {}, button));
     }
-    const wanted = decodeURIComponent(location.hash.slice(1));
     const first = state.apps.find((a) => a.id === wanted && a.settings) || state.apps.find((a) => a.settings);
-    if (first) await openApp(first.id, false);
+    if (first) await openApp(first.id, false, first.id === wanted && early ? await early : null);
   }
 
-  async function openApp(id, focus = true) {
+  async function openApp(id, focus = true, doc = null) {
     state.app = id;
-    state.doc = await getJSON("/api/apps/" + encodeURIComponent(id));
+    state.doc = doc || await getJSON("/api/apps/" + encodeURIComponent(id));
     state.stack = [{ page: state.doc.pages[0].file }];
     for (const b of document.querySelectorAll(".app-button")) b.toggleAttribute("aria-current", b.dataset.app === id);
     for (const b of document.querySelectorAll(".app-button")) if (b.dataset.app === id) b.setAttribute("aria-current", "page");

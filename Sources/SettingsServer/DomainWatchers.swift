@@ -57,6 +57,11 @@ final class DomainWatchers: Sendable {
         if let thread { pthread_detach(thread) } else { _ = state.withLock { $0.watched.remove(id) } }
     }
 
+    /// Whether the app `id`'s domain is being watched.
+    func isWatching(_ id: String) -> Bool {
+        state.withLock { $0.watched.contains(id) }
+    }
+
     /// The ids changed since the last call (drains the pipe).
     func takeChanged() -> [String] {
         var buffer = [UInt8](repeating: 0, count: 256)

@@ -235,7 +235,7 @@ final class SettingsHTTPServer {
         // A page that asked for an app watches its domain from now on.
         if method == "GET", path.hasPrefix("/api/apps/"), response.status == 200 {
             let id = String(path.dropFirst(10).prefix { $0 != "/" })
-            if let app = Catalog(root: root).app(id) { watchers.watch(id: app.id, domain: app.domain()) }
+            if !watchers.isWatching(id), let app = Catalog(root: root).app(id) { watchers.watch(id: app.id, domain: app.domain()) }
         }
     }
 
