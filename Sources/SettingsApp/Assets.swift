@@ -109,6 +109,7 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
 .dialog-buttons button { font: inherit; border: 0; border-radius: 8px; padding: .5rem 1rem; background: var(--off); color: var(--text); cursor: pointer; }
 .dialog-buttons .destructive { background: var(--danger); color: #fff; }
 .hint { color: var(--secondary); }
+@media (prefers-reduced-motion: reduce) { * { transition: none !important; } }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 """#
 
