@@ -18,7 +18,6 @@ let package = Package(
         .executable(name: "git-credential-apphome", targets: ["git-credential-apphome"]),
         .executable(name: "plutil", targets: ["plutil"]),
         .executable(name: "apphome-secretd", targets: ["apphome-secretd"]),
-        .executable(name: "apphome-settings", targets: ["apphome-settings"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "Preferences", targets: ["Preferences"]),
