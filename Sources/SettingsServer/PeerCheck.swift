@@ -22,3 +22,49 @@ enum PeerCheck {
         return nil
     }
 }
+
+extension PeerCheck {
+    /// The process at the other end of a loopback TCP connection: the socket
+    /// whose local port is `peerPort` and remote port `serverPort` in
+    /// `/proc/net/tcp` (or `tcp6`) gives an inode, and the process holding
+    /// `socket:[inode]` among its descriptors is the peer. `nil` when it
+    /// cannot be told (a process of another user whose descriptors cannot be
+    /// read, or one that closed the connection already).
+    ///
+    /// It reads every process's descriptor list: run off the main loop.
+    static func loopbackPeer(peerPort: Int, serverPort: Int) -> Int32? {
+        guard let inode = socketInode(peerPort: peerPort, serverPort: serverPort) else { return nil }
+        let wanted = "socket:[\(inode)]"
+        let me = getpid()
+        guard let processes = try? FileSystem.directoryEntries("/proc") else { return nil }
+        var buffer = [CChar](repeating: 0, count: 64)
+        for name in processes {
+            guard let pid = Int32(name), pid != me, let fds = try? FileSystem.directoryEntries("/proc/\(name)/fd") else { continue }
+            for fd in fds {
+                let n = readlink("/proc/\(name)/fd/\(fd)", &buffer, buffer.count - 1)
+                guard n == wanted.utf8.count else { continue }
+                if String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == wanted { return pid }
+            }
+        }
+        return nil
+    }
+
+    /// The inode of the connected socket from `peerPort` to `serverPort`.
+    static func socketInode(peerPort: Int, serverPort: Int) -> String? {
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let bytes = try? FileSystem.readFileIfPresent(table), bytes.count <= 16 << 20 else { continue }
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, port(fields[1]) == peerPort, port(fields[2]) == serverPort, fields[9] != "0" else { continue }
+                return String(fields[9])
+            }
+        }
+        return nil
+    }
+
+    /// The port of `ADDRESS:PORT` as `/proc/net/tcp` writes it (hexadecimal).
+    static func port(_ field: Substring) -> Int? {
+        guard let colon = field.lastIndex(of: ":") else { return nil }
+        return Int(field[field.index(after: colon)...], radix: 16)
+    }
+}

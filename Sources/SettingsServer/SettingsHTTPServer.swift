@@ -143,19 +143,55 @@ final class SettingsHTTPServer {
 
     // MARK: Connections
 
-    /// A new connection: refused when the peer runs in an app's context
-    /// (Unix socket: its process from `SO_PEERCRED`); else kept, counted,
-    /// and handed to libsoup.
+    /// A new connection: refused when the peer runs in an app's context or
+    /// sandbox, else kept, counted and handed to libsoup (``admit(_:)``). On the
+    /// Unix socket the kernel names the peer (`SO_PEERCRED`); on TCP its process
+    /// is looked for on a thread (``PeerCheck/loopbackPeer(peerPort:serverPort:)``
+    /// reads every process's descriptors), and the connection waits for the answer.
     func accept(_ connection: UnsafeMutablePointer<GSocketConnection>) {
-        let socket = g_socket_connection_get_socket(connection)
-        if socketPath != nil, let socket {
-            let pid = apphome_socket_peer_pid(socket)
-            if let why = PeerCheck.refusal(pid: pid) {
-                console.err("apphome settings: refused a connection: \(why)\n")
-                g_io_stream_close(UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self), nil, nil)
-                return
+        if socketPath != nil {
+            if let socket = g_socket_connection_get_socket(connection), let why = PeerCheck.refusal(pid: apphome_socket_peer_pid(socket)) {
+                refuse(connection, why)
+            } else {
+                admit(connection)
             }
+            return
         }
+        guard case .loopback(_, let serverPort) = gate.address, let peerPort = Self.remotePort(connection) else {
+            admit(connection)
+            return
+        }
+        g_object_ref(connection)
+        let pending = PendingConnection(server: context, connection: connection)
+        let thread = Threads.spawn {
+            let refusal = PeerCheck.loopbackPeer(peerPort: peerPort, serverPort: serverPort).flatMap { PeerCheck.refusal(pid: $0) }
+            pending.refusal = refusal
+            // GLib's idle sources may be added from any thread: the verdict runs on the main loop.
+            _ = g_idle_add_full(G_PRIORITY_DEFAULT, cVerdict, Unmanaged.passRetained(pending).toOpaque(), nil)
+        }
+        if let thread {
+            pthread_detach(thread)
+        } else {
+            admit(connection)
+            g_object_unref(connection)
+        }
+    }
+
+    /// The remote port of a TCP connection.
+    static func remotePort(_ connection: UnsafeMutablePointer<GSocketConnection>) -> Int? {
+        guard let remote = g_socket_connection_get_remote_address(connection, nil) else { return nil }
+        defer { g_object_unref(remote) }
+        guard g_socket_address_get_family(remote) == G_SOCKET_FAMILY_IPV4 || g_socket_address_get_family(remote) == G_SOCKET_FAMILY_IPV6 else { return nil }
+        return Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(remote).assumingMemoryBound(to: GInetSocketAddress.self)))
+    }
+
+    func refuse(_ connection: UnsafeMutablePointer<GSocketConnection>, _ why: String) {
+        console.err("apphome settings: refused a connection: \(why)\n")
+        g_io_stream_close(UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self), nil, nil)
+    }
+
+    /// Keeps `connection` (within ``maximumConnections``) and hands it to libsoup.
+    func admit(_ connection: UnsafeMutablePointer<GSocketConnection>) {
         prune()
         if connections.count >= Self.maximumConnections {
             // Room for the newcomer: the oldest connection that is not an event stream goes.
@@ -308,6 +344,27 @@ private let cStreamFinished: @convention(c) (OpaquePointer?, UnsafeMutableRawPoi
 
 private let cQuit: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = { loop in
     g_main_loop_quit(OpaquePointer(loop))
+    return 0
+}
+
+/// A TCP connection waiting for its peer to be identified.
+final class PendingConnection: @unchecked Sendable {
+    let server: UnsafeMutableRawPointer
+    let connection: UnsafeMutablePointer<GSocketConnection>
+    /// Set by the identifying thread before the verdict is queued.
+    var refusal: String?
+
+    init(server: UnsafeMutableRawPointer, connection: UnsafeMutablePointer<GSocketConnection>) {
+        self.server = server
+        self.connection = connection
+    }
+}
+
+private let cVerdict: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = { pointer in
+    let pending = Unmanaged<PendingConnection>.fromOpaque(pointer!).takeRetainedValue()
+    let server = SettingsHTTPServer.from(pending.server)
+    if let why = pending.refusal { server.refuse(pending.connection, why) } else { server.admit(pending.connection) }
+    g_object_unref(pending.connection)
     return 0
 }
 

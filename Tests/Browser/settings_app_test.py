@@ -345,6 +345,18 @@ def main():
             conn.close()
 
         @check
+        def a_client_in_an_apps_context_is_disconnected():
+            # curl started as `apphome run` starts an app's programs: the server finds
+            # its process from the connection (/proc/net/tcp) and reads its environment.
+            env = {**os.environ, "APPHOME_BUNDLE_ID": APP}
+            r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", h.base + "/api/apps"],
+                               env=env, capture_output=True, text=True, timeout=30)
+            assert r.returncode != 0 and r.stdout == "000", (r.returncode, r.stdout)
+            r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", h.base + "/api/apps"],
+                               capture_output=True, text=True, timeout=30)
+            assert r.stdout == "403", r.stdout   # the same request outside an app: served (no cookie, so 403)
+
+        @check
         def screenshots_light_and_dark():
             if not options.screenshots:
                 return
