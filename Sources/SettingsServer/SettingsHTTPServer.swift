@@ -9,11 +9,13 @@ import Preferences
 import PrefsClient
 import SettingsApp
 
-/// The Settings app on libsoup 3 and the GLib main loop: connections are
-/// accepted here (a `GSocketService`, at most ``maximumConnections``, the
-/// oldest idle one closed to make room) and handed to libsoup, which parses
-/// HTTP; ``SettingsRouter`` answers; event streams stay open and get a
-/// `change` event when a watched domain changes.
+/// The Settings app on libsoup 3 and the GLib main loop: libsoup accepts
+/// connections on the socket bound here and parses HTTP; each connection is
+/// counted (at most ``maximumConnections``, the oldest one without an event
+/// stream closed to make room) and its peer process identified once, before
+/// its first request is answered (``Peer``); ``SettingsRouter`` answers;
+/// event streams stay open and get a `change` event when a watched domain
+/// changes.
 final class SettingsHTTPServer {
     /// Connections open at once; beyond it the oldest one that carries no
     /// event stream is closed.
@@ -28,17 +30,20 @@ final class SettingsHTTPServer {
     let managed: ManagedPreferences
     let console: Console
     let soup: UnsafeMutablePointer<SoupServer>
-    let service: UnsafeMutablePointer<GSocketService>
+    /// The listening socket.
+    var listening: UnsafeMutablePointer<GSocket>?
     let loop: OpaquePointer
     var gate: AccessGate
     let watchers: DomainWatchers
     /// prefsd's store for reads and writes, while it answers.
     var daemonStore: DaemonPreferenceStore?
     var socketPath: String?
-    /// Accepted connections, oldest first.
-    var connections: [(stream: UnsafeMutablePointer<GSocketConnection>, since: UInt64)] = []
+    /// Open connections (their sockets' ``Peer``s), oldest first.
+    var connections: [Peer] = []
     /// Open event streams.
     var streams: [OpaquePointer] = []
+    /// The token of a request waiting for its peer's verdict.
+    var tokens: [UnsafeMutableRawPointer: String] = [:]
 
     init(root: String, prefsd: PrefsdSettings, managed: ManagedPreferences, console: Console) throws {
         self.root = root
@@ -46,7 +51,6 @@ final class SettingsHTTPServer {
         self.managed = managed
         self.console = console
         soup = apphome_soup_server_new()!
-        service = g_socket_service_new()
         loop = g_main_loop_new(nil, 0)
         // Before the URL is printed: whoever read it may stop the server at once.
         _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, SIGTERM, cQuit, UnsafeMutableRawPointer(loop), nil)
@@ -66,10 +70,11 @@ final class SettingsHTTPServer {
         Unmanaged<SettingsHTTPServer>.fromOpaque(pointer!).takeUnretainedValue()
     }
 
-    /// Binds the address or socket the options name.
+    /// Binds the address or socket the options name, and hands it to libsoup.
     func listen(_ options: SettingsServerCommand.Options) throws {
         var error: UnsafeMutablePointer<GError>?
-        let listener = UnsafeMutableRawPointer(service).assumingMemoryBound(to: GSocketListener.self)
+        let address: UnsafeMutablePointer<GSocketAddress>
+        let where_: String
         if let path = options.socket {
             // A socket left by a run that was killed is replaced; anything else is not.
             var st = stat()
@@ -77,32 +82,39 @@ final class SettingsHTTPServer {
                 guard (st.st_mode & S_IFMT) == S_IFSOCK else { throw CommandFailure.failure("\(path) exists and is not a socket") }
                 unlink(path)
             }
-            let address = g_unix_socket_address_new(path)
-            defer { g_object_unref(address) }
-            let old = umask(0o077)   // the socket is the user's alone
-            let ok = g_socket_listener_add_address(listener, address, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, nil, nil, &error)
-            umask(old)
-            guard ok != 0 else { throw CommandFailure.failure("cannot listen on \(path): \(Self.message(error))") }
+            address = g_unix_socket_address_new(path)
+            where_ = path
+        } else {
+            guard let inet = g_inet_socket_address_new_from_string(options.host, guint(options.port)) else {
+                throw CommandFailure.failure("cannot listen on \(options.host):\(options.port)")
+            }
+            address = inet
+            where_ = "\(options.host):\(options.port)"
+        }
+        defer { g_object_unref(address) }
+        guard let socket = g_socket_new(g_socket_address_get_family(address), G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error) else {
+            throw CommandFailure.failure("cannot listen on \(where_): \(Self.message(error))")
+        }
+        listening = socket
+        let old = umask(0o077)   // a Unix socket is the user's alone
+        let bound = g_socket_bind(socket, address, 1, &error) != 0
+        umask(old)
+        guard bound, g_socket_listen(socket, &error) != 0 else { throw CommandFailure.failure("cannot listen on \(where_): \(Self.message(error))") }
+        if let path = options.socket {
             socketPath = path
             gate = AccessGate(address: .socket(path: path), token: gate.token, session: gate.session)
         } else {
-            guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)) else {
-                throw CommandFailure.failure("cannot listen on \(options.host):\(options.port)")
-            }
-            defer { g_object_unref(address) }
-            var effective: UnsafeMutablePointer<GSocketAddress>?
-            let ok = g_socket_listener_add_address(listener, address, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, nil, &effective, &error)
-            guard ok != 0, let effective else {
-                throw CommandFailure.failure("cannot listen on \(options.host):\(options.port): \(Self.message(error))")
-            }
-            let port = Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(effective).assumingMemoryBound(to: GInetSocketAddress.self)))
-            g_object_unref(effective)
+            guard let local = g_socket_get_local_address(socket, &error) else { throw CommandFailure.failure("cannot listen on \(where_): \(Self.message(error))") }
+            let port = Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(local).assumingMemoryBound(to: GInetSocketAddress.self)))
+            g_object_unref(local)
             gate = AccessGate(address: .loopback(host: options.host, port: port), token: gate.token, session: gate.session)
         }
-        _ = apphome_signal_connect(service, "incoming", unsafeBitCast(cIncoming, to: GCallback.self), context)
+        _ = apphome_signal_connect(soup, "request-started", unsafeBitCast(cRequestStarted, to: GCallback.self), context)
         soup_server_add_early_handler(soup, nil, cEarly, context, nil)
         soup_server_add_handler(soup, nil, cHandler, context, nil)
-        g_socket_service_start(service)
+        guard soup_server_listen_socket(soup, socket, SoupServerListenOptions(rawValue: 0), &error) != 0 else {
+            throw CommandFailure.failure("cannot listen on \(where_): \(Self.message(error))")
+        }
     }
 
     static func message(_ error: UnsafeMutablePointer<GError>?) -> String {
@@ -118,9 +130,6 @@ final class SettingsHTTPServer {
         // Every app with a Settings.bundle is watched from the start.
         for app in Catalog(root: root).apps() where app.settingsBundle != nil { watchers.watch(id: app.id, domain: app.domain()) }
         g_main_loop_run(loop)
-        g_socket_service_stop(service)
-        let listener = UnsafeMutableRawPointer(service).assumingMemoryBound(to: GSocketListener.self)
-        g_socket_listener_close(listener)
         soup_server_disconnect(soup)
         if let socketPath { unlink(socketPath) }
     }
@@ -143,88 +152,88 @@ final class SettingsHTTPServer {
 
     // MARK: Connections
 
-    /// A new connection: refused when the peer runs in an app's context or
-    /// sandbox, else kept, counted and handed to libsoup (``admit(_:)``). On the
-    /// Unix socket the kernel names the peer (`SO_PEERCRED`); on TCP its process
-    /// is looked for on a thread (``PeerCheck/loopbackPeer(peerPort:serverPort:)``
-    /// reads every process's descriptors), and the connection waits for the answer.
-    func accept(_ connection: UnsafeMutablePointer<GSocketConnection>) {
-        if socketPath != nil {
-            if let socket = g_socket_connection_get_socket(connection), let why = PeerCheck.refusal(pid: apphome_socket_peer_pid(socket)) {
-                refuse(connection, why)
-            } else {
-                admit(connection)
-            }
-            return
-        }
-        guard case .loopback(_, let serverPort) = gate.address, let peerPort = Self.remotePort(connection) else {
-            admit(connection)
-            return
-        }
-        g_object_ref(connection)
-        let pending = PendingConnection(server: context, connection: connection)
-        let thread = Threads.spawn {
-            let refusal = PeerCheck.loopbackPeer(peerPort: peerPort, serverPort: serverPort).flatMap { PeerCheck.refusal(pid: $0) }
-            pending.refusal = refusal
-            // GLib's idle sources may be added from any thread: the verdict runs on the main loop.
-            _ = g_idle_add_full(G_PRIORITY_DEFAULT, cVerdict, Unmanaged.passRetained(pending).toOpaque(), nil)
-        }
-        if let thread {
-            pthread_detach(thread)
-        } else {
-            admit(connection)
-            g_object_unref(connection)
-        }
-    }
-
-    /// The remote port of a TCP connection.
-    static func remotePort(_ connection: UnsafeMutablePointer<GSocketConnection>) -> Int? {
-        guard let remote = g_socket_connection_get_remote_address(connection, nil) else { return nil }
-        defer { g_object_unref(remote) }
-        guard g_socket_address_get_family(remote) == G_SOCKET_FAMILY_IPV4 || g_socket_address_get_family(remote) == G_SOCKET_FAMILY_IPV6 else { return nil }
-        return Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(remote).assumingMemoryBound(to: GInetSocketAddress.self)))
-    }
-
-    func refuse(_ connection: UnsafeMutablePointer<GSocketConnection>, _ why: String) {
-        console.err("apphome settings: refused a connection: \(why)\n")
-        g_io_stream_close(UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self), nil, nil)
-    }
-
-    /// Keeps `connection` (within ``maximumConnections``) and hands it to libsoup.
-    func admit(_ connection: UnsafeMutablePointer<GSocketConnection>) {
-        prune()
-        if connections.count >= Self.maximumConnections {
-            // Room for the newcomer: the oldest connection that is not an event stream goes.
+    /// A connection's first request is starting: the connection is counted
+    /// (its ``Peer`` lives as long as its socket) and, beyond
+    /// ``maximumConnections``, the oldest one that carries no event stream is
+    /// closed.
+    func requestStarted(_ message: OpaquePointer) {
+        guard let socket = soup_server_message_get_socket(message), Peer.of(socket) == nil else { return }
+        let peer = Peer(server: self, socket: socket)
+        g_object_set_data_full(UnsafeMutableRawPointer(socket).assumingMemoryBound(to: GObject.self), Peer.key, Unmanaged.passRetained(peer).toOpaque(), cPeerGone)
+        connections.append(peer)
+        // A closed socket stays listed until libsoup lets it go.
+        let open = connections.filter { g_socket_is_closed($0.socket) == 0 }
+        if open.count > Self.maximumConnections {
             let streamSockets = Set(streams.compactMap { soup_server_message_get_socket($0).map { UnsafeMutableRawPointer($0) } })
-            if let index = connections.firstIndex(where: { !streamSockets.contains(UnsafeMutableRawPointer(g_socket_connection_get_socket($0.stream))) }) {
-                g_io_stream_close(UnsafeMutableRawPointer(connections[index].stream).assumingMemoryBound(to: GIOStream.self), nil, nil)
-                g_object_unref(connections[index].stream)
-                connections.remove(at: index)
-            } else {
-                g_io_stream_close(UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self), nil, nil)
-                return
+            if let oldest = open.first(where: { !streamSockets.contains(UnsafeMutableRawPointer($0.socket)) }) {
+                g_socket_close(oldest.socket, nil)
             }
         }
-        g_object_ref(connection)
-        connections.append((connection, UInt64(g_get_monotonic_time())))
-        let local = g_socket_connection_get_local_address(connection, nil)
-        let remote = g_socket_connection_get_remote_address(connection, nil)
-        var error: UnsafeMutablePointer<GError>?
-        let stream = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
-        if soup_server_accept_iostream(soup, stream, local, remote, &error) == 0 {
-            console.err("apphome settings: \(Self.message(error))\n")
-        }
-        if let local { g_object_unref(local) }
-        if let remote { g_object_unref(remote) }
     }
 
-    /// Forgets the connections libsoup has closed.
-    func prune() {
-        connections.removeAll { entry in
-            let closed = g_io_stream_is_closed(UnsafeMutableRawPointer(entry.stream).assumingMemoryBound(to: GIOStream.self)) != 0
-            if closed { g_object_unref(entry.stream) }
-            return closed
+    /// A counted connection's socket is gone.
+    func forget(_ peer: Peer) {
+        connections.removeAll { $0 === peer }
+    }
+
+    /// Whether `message`'s peer may be answered: decided once per
+    /// connection. On the Unix socket the kernel names the peer
+    /// (`SO_PEERCRED`); on TCP its process is looked for on a thread
+    /// (``PeerCheck/loopbackPeer(peerPort:serverPort:)`` reads every
+    /// process's descriptors) while the message waits, paused.
+    ///
+    /// - Returns: ``Peer/Verdict/waiting`` when the message was paused until the peer is known.
+    func verdict(for message: OpaquePointer) -> Peer.Verdict {
+        guard let socket = soup_server_message_get_socket(message), let peer = Peer.of(socket) else { return .allowed }
+        if let verdict = peer.verdict { return verdict }
+        if socketPath != nil {
+            let verdict: Peer.Verdict = PeerCheck.refusal(pid: apphome_socket_peer_pid(socket)).map { .refused($0) } ?? .allowed
+            peer.verdict = verdict
+            return verdict
         }
+        guard case .loopback(_, let serverPort) = gate.address, let peerPort = Self.remotePort(socket) else {
+            peer.verdict = .allowed
+            return .allowed
+        }
+        g_object_ref(UnsafeMutableRawPointer(message))
+        soup_server_message_pause(message)
+        peer.waiting.append(message)
+        if peer.waiting.count == 1 {
+            let pending = PendingVerdict(peer: Unmanaged.passRetained(peer).toOpaque())
+            let thread = Threads.spawn {
+                pending.refusal = PeerCheck.loopbackPeer(peerPort: peerPort, serverPort: serverPort).flatMap { PeerCheck.refusal(pid: $0) }
+                // GLib's idle sources may be added from any thread: the verdict is applied on the main loop.
+                _ = g_idle_add_full(G_PRIORITY_DEFAULT, cVerdict, Unmanaged.passRetained(pending).toOpaque(), nil)
+            }
+            if let thread {
+                pthread_detach(thread)
+            } else {
+                Unmanaged<Peer>.fromOpaque(pending.peer).release()
+                decided(peer, .allowed)
+            }
+        }
+        return .waiting
+    }
+
+    /// The peer of a connection is known: its waiting requests are answered.
+    func decided(_ peer: Peer, _ verdict: Peer.Verdict) {
+        peer.verdict = verdict
+        let waiting = peer.waiting
+        peer.waiting = []
+        for message in waiting {
+            answer(message, verdict)
+            soup_server_message_unpause(message)
+            g_object_unref(UnsafeMutableRawPointer(message))
+        }
+    }
+
+    /// The remote port of a TCP socket.
+    static func remotePort(_ socket: UnsafeMutablePointer<GSocket>) -> Int? {
+        guard let remote = g_socket_get_remote_address(socket, nil) else { return nil }
+        defer { g_object_unref(remote) }
+        let family = g_socket_address_get_family(remote)
+        guard family == G_SOCKET_FAMILY_IPV4 || family == G_SOCKET_FAMILY_IPV6 else { return nil }
+        return Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(remote).assumingMemoryBound(to: GInetSocketAddress.self)))
     }
 
     // MARK: Requests
@@ -241,13 +250,27 @@ final class SettingsHTTPServer {
     }
 
     func handle(_ message: OpaquePointer, query: OpaquePointer?) {
+        // The token is read now: the query table is libsoup's only during this call.
+        if let query, let value = g_hash_table_lookup(query, "token") {
+            tokens[UnsafeMutableRawPointer(message)] = String(cString: value.assumingMemoryBound(to: CChar.self))
+        }
+        let verdict = verdict(for: message)
+        if case .waiting = verdict { return }
+        answer(message, verdict)
+    }
+
+    /// Answers `message`, or refuses it when its peer is refused.
+    func answer(_ message: OpaquePointer, _ verdict: Peer.Verdict) {
+        let token = tokens.removeValue(forKey: UnsafeMutableRawPointer(message))
+        if case .refused(let why) = verdict {
+            console.err("apphome settings: refused a request: \(why)\n")
+            respond(message, HTTPResponse(status: 403, body: Array("Refused: \(why)\n".utf8)))
+            soup_message_headers_replace(soup_server_message_get_response_headers(message), "Connection", "close")
+            return
+        }
         let method = String(cString: soup_server_message_get_method(message))
         let uri = soup_server_message_get_uri(message)
         let path = uri.flatMap { g_uri_get_path($0) }.map { String(cString: $0) } ?? "/"
-        var token: String?
-        if let query, let value = g_hash_table_lookup(query, "token") {
-            token = String(cString: value.assumingMemoryBound(to: CChar.self))
-        }
         let requestHeaders = soup_server_message_get_request_headers(message)
         var headers: [String: String] = [:]
         for name in ["host", "origin", "cookie", "accept-language", "content-type"] {
@@ -322,10 +345,14 @@ final class SettingsHTTPServer {
 
 // The C callbacks: each finds the server from its user data.
 
-private let cIncoming: @convention(c) (UnsafeMutablePointer<GSocketService>?, UnsafeMutablePointer<GSocketConnection>?,
-                                      UnsafeMutablePointer<GObject>?, UnsafeMutableRawPointer?) -> gboolean = { _, connection, _, context in
-    if let connection { SettingsHTTPServer.from(context).accept(connection) }
-    return 1
+private let cRequestStarted: @convention(c) (UnsafeMutablePointer<SoupServer>?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
+    _, message, context in
+    if let message { SettingsHTTPServer.from(context).requestStarted(message) }
+}
+
+private let cPeerGone: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+    let peer = Unmanaged<Peer>.fromOpaque(pointer!).takeRetainedValue()
+    peer.server?.forget(peer)
 }
 
 private let cEarly: @convention(c) (UnsafeMutablePointer<SoupServer>?, OpaquePointer?, UnsafePointer<CChar>?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
@@ -347,24 +374,51 @@ private let cQuit: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = { loo
     return 0
 }
 
-/// A TCP connection waiting for its peer to be identified.
-final class PendingConnection: @unchecked Sendable {
-    let server: UnsafeMutableRawPointer
-    let connection: UnsafeMutablePointer<GSocketConnection>
+/// A connection's peer, kept on its socket (`g_object_set_data_full`): it
+/// goes when the socket does.
+final class Peer {
+    /// What is known of the peer process.
+    enum Verdict {
+        case allowed
+        case refused(String)
+        /// Being identified; the request is paused until it is.
+        case waiting
+    }
+
+    static let key = "apphome-settings-peer"
+    weak var server: SettingsHTTPServer?
+    let socket: UnsafeMutablePointer<GSocket>
+    var verdict: Verdict?
+    /// Requests paused until the verdict.
+    var waiting: [OpaquePointer] = []
+
+    init(server: SettingsHTTPServer, socket: UnsafeMutablePointer<GSocket>) {
+        self.server = server
+        self.socket = socket
+    }
+
+    /// The peer of `socket`, once counted.
+    static func of(_ socket: UnsafeMutablePointer<GSocket>) -> Peer? {
+        g_object_get_data(UnsafeMutableRawPointer(socket).assumingMemoryBound(to: GObject.self), key).map { Unmanaged<Peer>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// A peer being identified on a thread.
+final class PendingVerdict: @unchecked Sendable {
+    /// The ``Peer``, retained until the verdict is applied.
+    let peer: UnsafeMutableRawPointer
     /// Set by the identifying thread before the verdict is queued.
     var refusal: String?
 
-    init(server: UnsafeMutableRawPointer, connection: UnsafeMutablePointer<GSocketConnection>) {
-        self.server = server
-        self.connection = connection
+    init(peer: UnsafeMutableRawPointer) {
+        self.peer = peer
     }
 }
 
 private let cVerdict: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = { pointer in
-    let pending = Unmanaged<PendingConnection>.fromOpaque(pointer!).takeRetainedValue()
-    let server = SettingsHTTPServer.from(pending.server)
-    if let why = pending.refusal { server.refuse(pending.connection, why) } else { server.admit(pending.connection) }
-    g_object_unref(pending.connection)
+    let pending = Unmanaged<PendingVerdict>.fromOpaque(pointer!).takeRetainedValue()
+    let peer = Unmanaged<Peer>.fromOpaque(pending.peer).takeRetainedValue()
+    peer.server?.decided(peer, pending.refusal.map { .refused($0) } ?? .allowed)
     return 0
 }
 
@@ -377,6 +431,5 @@ private let cChanged: @convention(c) (Int32, GIOCondition, UnsafeMutableRawPoint
 private let cKeepAlive: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = { context in
     let server = SettingsHTTPServer.from(context)
     for stream in server.streams { server.send(stream, ": ping\n\n") }
-    server.prune()
     return 1
 }
