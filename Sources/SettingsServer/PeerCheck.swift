@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Synchronization
 
 /// Whether a peer process may use the Settings app: not one started in an
 /// app's context (`APPHOME_BUNDLE_ID`/`APPHOME_HOME` in its environment,
@@ -35,18 +36,40 @@ extension PeerCheck {
     static func loopbackPeer(peerPort: Int, serverPort: Int) -> Int32? {
         guard let inode = socketInode(peerPort: peerPort, serverPort: serverPort) else { return nil }
         let wanted = "socket:[\(inode)]"
-        let me = getpid()
-        guard let processes = try? FileSystem.directoryEntries("/proc") else { return nil }
-        var buffer = [CChar](repeating: 0, count: 64)
-        for name in processes {
-            guard let pid = Int32(name), pid != me, let fds = try? FileSystem.directoryEntries("/proc/\(name)/fd") else { continue }
-            for fd in fds {
-                let n = readlink("/proc/\(name)/fd/\(fd)", &buffer, buffer.count - 1)
-                guard n == wanted.utf8.count else { continue }
-                if String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == wanted { return pid }
+        // A browser opens its connections from one process: the peers found
+        // last are looked at first, and the whole table only when they miss.
+        let recent = recentPeers.withLock { $0 }
+        if let pid = recent.first(where: { holds($0, wanted) }) ?? everyProcess(except: recent).first(where: { holds($0, wanted) }) {
+            recentPeers.withLock { list in
+                list.removeAll { $0 == pid }
+                list.insert(pid, at: 0)
+                if list.count > 8 { list.removeLast() }
             }
+            return pid
         }
         return nil
+    }
+
+    /// The processes that connected last (at most 8, the latest first).
+    static let recentPeers = Mutex<[Int32]>([])
+
+    /// Every process but this one and `skipped`.
+    static func everyProcess(except skipped: [Int32]) -> [Int32] {
+        let me = getpid()
+        let names = (try? FileSystem.directoryEntries("/proc")) ?? []
+        return names.compactMap { Int32($0) }.filter { $0 != me && !skipped.contains($0) }
+    }
+
+    /// Whether the process `pid` holds the descriptor whose link reads `wanted` (`socket:[N]`).
+    static func holds(_ pid: Int32, _ wanted: String) -> Bool {
+        guard let fds = try? FileSystem.directoryEntries("/proc/\(pid)/fd") else { return false }
+        var buffer = [CChar](repeating: 0, count: 64)
+        for fd in fds {
+            let n = readlink("/proc/\(pid)/fd/\(fd)", &buffer, buffer.count - 1)
+            guard n == wanted.utf8.count else { continue }
+            if String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == wanted { return true }
+        }
+        return false
     }
 
     /// The inode of the connected socket from `peerPort` to `serverPort`.
