@@ -103,6 +103,7 @@ details.raw summary { cursor: pointer; color: var(--accent); padding: .5rem 0; }
 table { width: 100%; border-collapse: collapse; background: var(--cell); border-radius: 10px; font-size: .85rem; }
 th, td { text-align: left; padding: .4rem .75rem; border-top: 1px solid var(--separator); vertical-align: top; }
 td.raw-value { font-family: ui-monospace, monospace; word-break: break-all; }
+.raw-input { width: 100%; font: inherit; color: var(--text); background: var(--bg); border: 1px solid var(--separator); border-radius: 6px; padding: .2rem .4rem; }
 dialog { border: 0; border-radius: 14px; background: var(--cell); color: var(--text); padding: 1.25rem; max-width: 22rem; }
 dialog::backdrop { background: rgba(0,0,0,.35); }
 .dialog-buttons { display: flex; gap: .75rem; justify-content: flex-end; }
@@ -306,9 +307,19 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
 
   function renderFooter() {
     const reset = el("button", { class: "reset", id: "reset", onclick: confirmReset, text: "Reset to defaults" });
-    const rows = state.doc.raw.map((r) => el("tr", {}, el("td", { text: r.key }), el("td", { text: r.type }),
-                                              el("td", { class: "raw-value", text: r.text }),
-                                              el("td", { text: r.declared ? "declared" : "" })));
+    // A key no row declares can be set here, keeping its type; a declared one only on its row.
+    const editable = (r) => !r.declared && !isManaged(r.key) && ["string", "integer", "float", "boolean"].includes(r.type);
+    const rawInput = (r) => {
+      const text = r.type === "boolean" ? (r.value ? "YES" : "NO") : String(r.value);
+      const input = el("input", { type: "text", class: "raw-input", "aria-label": "Value of " + r.key, "data-raw-key": r.key,
+                                  spellcheck: "false", autocomplete: "off" });
+      input.value = text;
+      input.addEventListener("change", () => sendRaw(r.key, r.type, input));
+      return input;
+    };
+    const rows = state.doc.raw.map((r) => el("tr", { "data-raw-row": r.key }, el("td", { text: r.key }), el("td", { text: r.type }),
+                                              el("td", { class: "raw-value" }, editable(r) ? rawInput(r) : document.createTextNode(r.text)),
+                                              el("td", { text: r.declared ? "declared" : isManaged(r.key) ? "managed" : "" })));
     const table = el("table", { id: "raw-table" }, el("caption", { class: "visually-hidden", text: "Every key of " + state.doc.domain }),
       el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Key" }), el("th", { scope: "col", text: "Type" }),
                                     el("th", { scope: "col", text: "Value" }), el("th", { scope: "col", text: "Settings.bundle" }))),
@@ -365,6 +376,22 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
     return ok;
   }
 
+  async function sendRaw(key, type, input) {
+    const { ok, data } = await post("/api/apps/" + encodeURIComponent(state.app) + "/raw", { key, type, text: input.value });
+    const row = document.querySelector('#raw-table [data-raw-row="' + CSS.escape(key) + '"]');
+    let reason = row && row.nextElementSibling && row.nextElementSibling.classList.contains("raw-reason") ? row.nextElementSibling : null;
+    if (ok) {
+      if (reason) reason.remove();
+      state.saved += 1;
+      document.body.dataset.saved = String(state.saved);
+      announce("Saved");
+    } else if (row) {
+      if (!reason) { reason = el("tr", { class: "raw-reason" }, el("td", { colspan: "4", class: "reason", role: "alert", "data-reason": key })); row.after(reason); }
+      reason.firstChild.textContent = data.error || "Not saved";
+      announce(data.error || "Not saved");
+    }
+  }
+
   // Values changed elsewhere: controls are updated in place (focus stays).
   function updateValues() {
     const doc = state.doc;
@@ -384,9 +411,12 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
       else if (row.kind === "title") input.textContent = titleOf(row, value);
     }
     const raw = $("#raw");
-    if (raw && state.stack.length === 1) {
+    // The table is drawn again unless a value is being typed in it; its summary keeps the focus.
+    if (raw && state.stack.length === 1 && !(raw.contains(document.activeElement) && document.activeElement.classList.contains("raw-input"))) {
+      const hadFocus = raw.contains(document.activeElement);
       const [fresh] = renderFooter().slice(1);
       raw.replaceWith(fresh);
+      if (hadFocus) fresh.querySelector("summary").focus();
     }
     document.body.dataset.refreshed = String((Number(document.body.dataset.refreshed) || 0) + 1);
   }

@@ -132,6 +132,43 @@ public struct SettingsEditor {
         return value
     }
 
+    /// Sets a key of the raw view: one no row of the bundle declares (a
+    /// declared key is changed on its row, as the schema says), to a scalar
+    /// of the type named, as `defaults write KEY -TYPE TEXT` would.
+    ///
+    /// - Parameters:
+    ///   - type: `string`, `integer`, `float` or `boolean` (the names `defaults read-type` prints).
+    /// - Returns: the value now stored.
+    @discardableResult
+    public func setRaw(_ app: InstalledApp, key: String, type: String, text: String) throws(SettingsAppError) -> PlistValue {
+        guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
+        guard !key.isEmpty else { throw .badRequest("the request names no key") }
+        if PageDocument.editableRows(bundle.pages(idiom: idiom), idiom: idiom)[key] != nil {
+            throw .badRequest("\(key) is declared by the Settings.bundle: change it on its row")
+        }
+        let domain = app.domain(idiom: idiom)
+        if managed.forced(in: domain)[PlistKey(key)] != nil { throw .managed("Managed by your administrator") }
+        let value: PlistValue
+        switch type {
+        case "string": value = .string(text)
+        case "integer":
+            guard let i = Int64(text.trimmingSpaces) else { throw .badRequest("\"\(text)\" is not an integer") }
+            value = .integer(Int128(i))
+        case "float":
+            guard let d = Double(text.trimmingSpaces), d.isFinite else { throw .badRequest("\"\(text)\" is not a number") }
+            value = .real(d)
+        case "boolean":
+            switch text.trimmingSpaces.lowercased() {
+            case "yes", "true", "1": value = .bool(true)
+            case "no", "false", "0": value = .bool(false)
+            default: throw .badRequest("\"\(text)\" is not a boolean (YES or NO)")
+            }
+        default: throw .badRequest("the raw view sets strings, integers, floats and booleans, not \(type)")
+        }
+        try commit(domain, keys: [key]) { $0[PlistKey(key)] = value }
+        return value
+    }
+
     /// "Reset to defaults": removes every key the bundle's rows declare
     /// (the registered defaults show again); managed keys stay as forced.
     ///

@@ -83,7 +83,7 @@ public struct PageDocument {
         for key in stored.keys.sorted() {
             let v = stored[key]!
             raw.append(.object([("key", .string(key.string)), ("type", .string(v.typeName)),
-                                ("text", .string(OldStylePrinter.describe(v))),
+                                ("text", .string(OldStylePrinter.describe(v))), ("value", JSON(value: v)),
                                 ("declared", .bool(editable[key.string] != nil))]))
         }
         return .object([

@@ -81,6 +81,7 @@ public struct HTTPResponse: Sendable {
 /// | `GET /api/apps/ID` | an app's page document (``PageDocument``) |
 /// | `GET /api/apps/ID/icon`, `/api/apps/ID/image/NAME` | its icon, a slider image (PNG) |
 /// | `POST /api/apps/ID/values` | a change (``ChangeRequest``) |
+/// | `POST /api/apps/ID/raw` | `{"key", "type", "text"}`: a key no row declares, typed |
 /// | `POST /api/apps/ID/reset` | reset to the registered defaults |
 /// | `GET /api/events` | server-sent events: `change` with an app id |
 public struct SettingsRouter {
@@ -155,6 +156,18 @@ public struct SettingsRouter {
                 let stored = try editor.change(app, change)
                 changed(app.id)
                 return .json(200, .object([("key", .string(change.key)), ("value", JSON(value: stored))]))
+            } catch {
+                return .error(error)
+            }
+        case ("POST", "raw"?, 1):
+            guard request.body.count <= ChangeRequest.maximumBody, case .dictionary(let d)? = try? PlistCodec.decode(request.body, format: .json),
+                  case .string(let key)? = d["key"], case .string(let type)? = d["type"], case .string(let text)? = d["text"] else {
+                return .error(.badRequest("the request body is not {\"key\", \"type\", \"text\"}"))
+            }
+            do {
+                let stored = try editor.setRaw(app, key: key, type: type, text: text)
+                changed(app.id)
+                return .json(200, .object([("key", .string(key)), ("value", JSON(value: stored))]))
             } catch {
                 return .error(error)
             }

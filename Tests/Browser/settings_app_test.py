@@ -289,6 +289,29 @@ def main():
             expect(table.locator("tr", has_text="volume")).to_contain_text("integer")
 
         @check
+        def raw_view_sets_a_key_no_row_declares_keeping_its_type():
+            root_page()
+            h.run("defaults", "write", APP, "launchCount", "-int", "3")
+            field = page.get_by_label("Value of launchCount")
+            expect(field).to_have_value("3", timeout=1000)   # live, as the rows
+            field.fill("4")
+            field.press("Enter")
+            wait_for(lambda: h.domain().get("launchCount") == 4, what="launchCount = 4 (an integer)")
+            assert type(h.domain()["launchCount"]) is int
+            before = h.domain_bytes()
+            field.fill("four")
+            field.press("Enter")
+            expect(page.locator('[data-reason="launchCount"]')).to_contain_text("is not an integer")
+            assert h.domain_bytes() == before
+            # A key the bundle declares is read-only here: it is changed on its row.
+            expect(page.get_by_label("Value of thumbnailSize")).to_have_count(0)
+            status = page.evaluate("""async () => (await fetch('/api/apps/com.example.ScaryBugs/raw', {method: 'POST',
+                                       headers: {'Content-Type': 'application/json'},
+                                       body: JSON.stringify({key: 'thumbnailSize', type: 'float', text: '500'})})).status""")
+            assert status == 400, status
+            assert h.domain_bytes() == before
+
+        @check
         def reset_to_defaults_asks_first_then_removes_the_declared_keys():
             h.run("defaults", "write", APP, "unrelatedKey", "kept")
             page.get_by_role("button", name="Reset to defaults").click()
@@ -297,7 +320,7 @@ def main():
             assert "showRatings" in h.domain()
             page.get_by_role("button", name="Reset to defaults").click()
             page.locator("#confirm-reset").click()
-            wait_for(lambda: set(h.domain().keys()) == {"unrelatedKey"}, what=f"only unrelatedKey left")
+            wait_for(lambda: set(h.domain().keys()) == {"unrelatedKey", "launchCount"}, what="only the undeclared keys left")
             expect(page.get_by_role("switch", name="Show ratings")).to_be_checked()
 
         @check

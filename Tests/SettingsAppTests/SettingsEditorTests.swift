@@ -96,6 +96,28 @@ import Glibc
         #expect(text.contains("\"managed\":[\"userName\"]") && text.contains("\"userName\":\"team\""))
     }
 
+    @Test func theRawViewSetsOnlyKeysNoRowDeclaresTyped() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let editor = SettingsEditor(store: store, managed: try managed(forcing: ["team": .string("x")]))
+        try editor.setRaw(app, key: "launchCount", type: "integer", text: " 4 ")
+        try editor.setRaw(app, key: "beta", type: "boolean", text: "YES")
+        try editor.setRaw(app, key: "ratio", type: "float", text: "0.5")
+        #expect(try store.read(domain, scope: .anyHost) == ["launchCount": .integer(4), "beta": .bool(true), "ratio": .real(0.5)])
+        #expect(throws: SettingsAppError.badRequest("thumbnailSize is declared by the Settings.bundle: change it on its row")) {
+            try editor.setRaw(app, key: "thumbnailSize", type: "float", text: "500")
+        }
+        #expect(throws: SettingsAppError.badRequest("\"four\" is not an integer")) {
+            try editor.setRaw(app, key: "launchCount", type: "integer", text: "four")
+        }
+        #expect(throws: SettingsAppError.managed("Managed by your administrator")) {
+            try editor.setRaw(app, key: "team", type: "string", text: "y")
+        }
+        #expect(throws: SettingsAppError.badRequest("the raw view sets strings, integers, floats and booleans, not date")) {
+            try editor.setRaw(app, key: "when", type: "date", text: "2026-01-01")
+        }
+        #expect(try store.read(domain, scope: .anyHost)?.count == 3)
+    }
+
     @Test func jsonTextCannotCloseATagOrAString() {
         #expect(JSON.string("</script>&\u{2028}\"").text == #""\u003c/script\u003e\u0026\u2028\"""#)
     }
