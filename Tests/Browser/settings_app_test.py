@@ -203,12 +203,11 @@ def main():
         def defaults_write_in_a_shell_updates_the_open_page_within_a_second():
             switch = page.get_by_role("switch", name="Show ratings")
             expect(switch).not_to_be_checked()
-            start = time.monotonic()
+            # Each wait starts once `defaults write` has returned: the second is the page's alone.
             h.run("defaults", "write", APP, "showRatings", "-bool", "true")
             expect(switch).to_be_checked(timeout=1000)
             h.run("defaults", "write", APP, "sortOrder", "date")
             expect(page.get_by_role("button", name="Sort order")).to_contain_text("Date added", timeout=1000)
-            assert time.monotonic() - start < 2.5
 
         @check
         def the_managed_key_is_locked_and_cannot_be_changed():
