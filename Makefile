@@ -15,7 +15,8 @@ RELEASE_FLAGS := -c release
 # a home; libsecret and glib: the keychain's device key in the Secret Service, loaded
 # at run time with dlopen by CSecret, their headers for the bench's C peer; gio (in
 # libglib2.0-dev) and libgcrypt: apphome-secretd, the Secret Service AppHome provides).
-BUILD_PACKAGES := pkg-config libsodium-dev libsqlite3-dev libsecret-1-dev libglib2.0-dev libgcrypt20-dev
+# libsoup 3: the Settings app's HTTP server (apphome-settings).
+BUILD_PACKAGES := pkg-config libsodium-dev libsqlite3-dev libsecret-1-dev libglib2.0-dev libgcrypt20-dev libsoup-3.0-dev
 # The demo (examples/demo.sh): python3 names a backup object by its hash.
 DEMO_PACKAGES  := python3
 # The tests and benchmarks: their peers (libplist, gsettings/dconf, sqlite3, secret-tool,
@@ -38,6 +39,9 @@ TEST_PACKAGES  += syncthing curl
 TEST_PACKAGES  += dpkg-dev lintian man-db
 # The zsh and fish completions' tests run the real shells.
 TEST_PACKAGES  += zsh fish
+# The Settings app's browser tests and bench: Debian's chromium, driven by Playwright from
+# PyPI (scripts/playwright-venv.sh; no browser is downloaded).
+TEST_PACKAGES  += chromium
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 # What `make install` and `make deb` ship. One more executable is one more word in
@@ -47,8 +51,8 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 EXECUTABLES := defaults apphome security prefsd git-credential-apphome plutil apphome-secretd
 # Programs the executables run, not the user: in $(PKGLIBDIR). The static `security` runs
 # security-secret-service (the same command, dynamically linked) for the commands that need
-# the Secret Service through libsecret.
-HELPERS     := security-secret-service
+# the Secret Service through libsecret; `apphome settings` runs apphome-settings (libsoup).
+HELPERS     := security-secret-service apphome-settings
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
 # Completions: bash (completions/NAME), zsh (completions/_NAME), fish (completions/NAME.fish).
 BASH_COMPLETIONS := $(filter-out completions/_% %.fish,$(wildcard completions/*))
@@ -93,6 +97,8 @@ test: deps
 	scripts/python-keyring-venv.sh >/dev/null
 	# ansible-core for the Ansible module's tests, into a cached virtual environment.
 	scripts/ansible-venv.sh .build/venv-ansible
+	# Playwright for the Settings app's browser tests (SettingsAppBrowserTests), in .build/venv-playwright.
+	scripts/playwright-venv.sh >/dev/null
 	APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh $(SWIFT) test
 	# The tests that lock the keyring, alone (they lock the one collection a run shares).
 	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests

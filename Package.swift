@@ -104,6 +104,18 @@ let package = Package(
                           linkerSettings: staticStdlibInRelease),
         // An app's SecItemCopyMatching look-ups (bench/keychain.sh runs it inside `apphome run`).
         .executableTarget(name: "secitembench", dependencies: ["Security"]),
+        // The Settings app (`apphome settings`): each installed app's Settings.bundle drawn as a
+        // web page. SettingsApp holds what it serves and checks (testable, no libsoup);
+        // SettingsServer is the HTTP side on libsoup 3 and the GLib main loop; the page's
+        // HTML, CSS and JavaScript are Swift strings in SettingsApp/Assets.
+        // glib-2.0 for the include paths (libsoup-3.0.pc adds -pthread, as gio's does); the module map links libsoup.
+        .systemLibrary(name: "CSoup", pkgConfig: "glib-2.0", providers: [.apt(["libsoup-3.0-dev"])]),
+        .target(name: "SettingsApp", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "SettingsBundle",
+                                                    "DefaultsCommand", "PrefsClient", "PrefsProtocol"]),
+        .target(name: "SettingsServer", dependencies: ["AppHomeSystem", "CSoup", "CommandSupport", "SettingsApp", "PrefsClient", "PrefsProtocol", "Preferences", "Containers"]),
+        .executableTarget(name: "apphome-settings", dependencies: ["AppHomeSystem", "CommandSupport", "SettingsServer"],
+                          linkerSettings: staticStdlibInRelease),
+        .testTarget(name: "SettingsAppTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsApp", "Preferences", "PropertyList", "Containers"]),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
         .target(name: "PrefsProtocol", dependencies: ["AppHomeSystem", "Preferences", "PropertyList"]),

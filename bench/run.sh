@@ -10,6 +10,9 @@
 #             vs sqlite3 db ".backup out" (bench/database_backup.sh; SKIP_DATABASE=1 skips it)
 #   settings  defaults lint (500 specifiers, 20 languages); validated vs unvalidated write
 #             (bench/settings_bundle.sh, runs alone too; SKIP_SETTINGS=1 skips it)
+#   settings-app  apphome settings: a 200-specifier page in chromium (load event, drawn; target
+#             100 ms) and a switch's round trip vs defaults write (target 2x) (bench/settings_app.sh;
+#             SKIP_SETTINGS_APP=1 skips it)
 #   scale   apphome backup and restore of 100,000 files of 1 KiB vs cp -a
 #           (bench/backup_scale.sh; SKIP_BACKUP_SCALE=1 skips it, FILES_SCALE sets the count)
 #   restic  apphome backup --to restic: of a 100 MiB home under a database writer, first and
@@ -255,6 +258,11 @@ fi
 # --- settings bundles: lint time, validated vs unvalidated write ------------------------
 if [[ ${SKIP_SETTINGS:-0} != 1 ]]; then
     part settings "$here/settings_bundle.sh"
+fi
+
+# --- the Settings app: a 200-row page in chromium, a change's round trip vs defaults write
+if [[ ${SKIP_SETTINGS_APP:-0} != 1 ]]; then
+    part settings-app "$here/settings_app.sh"
 fi
 
 # --- keychain: security / keychainbench vs secret-tool / libsecret on gnome-keyring ------

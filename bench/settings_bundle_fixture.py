@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a large Settings.bundle for the settings benchmark.
 
-usage: settings_bundle_fixture.py OUT.bundle [SPECIFIERS] [LANGUAGES]
+usage: settings_bundle_fixture.py OUT.bundle [SPECIFIERS] [LANGUAGES] [PAGES]
 
 Root.plist holds a group per child pane; the rows are spread over Root and
 nine child panes (binary plists, as Xcode ships them), cycling through every
@@ -15,7 +15,7 @@ import sys
 out = sys.argv[1]
 total = int(sys.argv[2]) if len(sys.argv) > 2 else 500
 languages = int(sys.argv[3]) if len(sys.argv) > 3 else 20
-pages = 10
+pages = int(sys.argv[4]) if len(sys.argv) > 4 else 10
 titles = set()
 
 

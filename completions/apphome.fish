@@ -36,7 +36,7 @@ function __apphome_first_operand
     test $n -eq 0
 end
 
-set -l verbs install update uninstall list info container get_app_container run launch doctor purge-caches clean-tmp backup restore backups prune-backups keygen sign verify sync help
+set -l verbs install update uninstall list info container get_app_container run launch doctor purge-caches clean-tmp backup restore backups prune-backups keygen sign verify sync settings help
 complete -c apphome -f
 complete -c apphome -n "not __fish_seen_subcommand_from $verbs" -a "$verbs"
 complete -c apphome -n "__fish_seen_subcommand_from help" -a "$verbs"
@@ -64,3 +64,5 @@ complete -c apphome -n "__fish_seen_subcommand_from restore" -l snapshot -x -d '
 complete -c apphome -n "__fish_seen_subcommand_from restore" -l accept-unsettled -d 'exit 0 though some files are not whole'
 complete -c apphome -n "__fish_seen_subcommand_from backups" -l read-data-subset -x -d 'restic check: read this part (n/t)'
 complete -c apphome -n "__fish_seen_subcommand_from sync; and __apphome_first_operand" -a 'setup status now'
+complete -c apphome -n "__fish_seen_subcommand_from settings" -l listen -x -d 'loopback address and port (127.0.0.1:PORT)'
+complete -c apphome -n "__fish_seen_subcommand_from settings" -l socket -r -F -d 'a Unix socket for a reverse proxy'

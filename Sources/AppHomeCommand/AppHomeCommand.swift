@@ -127,6 +127,7 @@ public struct AppHomeCommand {
         case "backups": return try listBackups(args)
         case "prune-backups": return try pruneBackups(args)
         case "sync": return try sync(args)
+        case "settings": return try settings(args)
         default: throw CommandFailure.usage("unknown verb '\(verb)'")
         }
         return 0

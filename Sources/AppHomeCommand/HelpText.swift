@@ -89,6 +89,10 @@ enum HelpText {
                                          engine (Syncthing) replicates; each machine writes only
                                          its own change log there; now merges every log into the
                                          apps' synced key-value stores once (prefsd does it live)
+      settings [--listen 127.0.0.1:PORT | --socket PATH]
+                                         the Settings app: every installed app's Settings.bundle
+                                         as a web page, live; prints the URL to open (with a
+                                         token) first, serves until Ctrl-C (port 0 or none: any)
       help [<verb>]                      print this help, or one verb's (also <verb> --help)
 
     --version prints the version; --help (or -h) is help.

@@ -26,6 +26,7 @@ extension AppHomeCommand {
             .init("sign", options: ["--key"]),
             .init("verify"),
             .init("sync"),
+            .init("settings", options: ["--listen", "--socket"]),
             .init("help"),
         ])
 }

@@ -173,3 +173,14 @@ struct PageWalk {
         visit(file: resolved.file, bytes: resolved.bytes, trail: trail + [name])
     }
 }
+
+extension SettingsBundle {
+    /// The pages reached from Root on `idiom`, depth first in row order,
+    /// each once (what the Settings app draws); pages that cannot be read
+    /// are left out (`lint` reports them).
+    public func pages(idiom: Idiom = .phone, profile: Profile = .apple, schema: Schema = .builtInKinds) -> [Page] {
+        var walk = PageWalk(bundle: self, idiom: idiom, schema: schema, profile: profile)
+        walk.run()
+        return walk.pages
+    }
+}
