@@ -1,5 +1,6 @@
 import AppHomeSystem
 import CommandSupport
+import Backups
 import Containers
 import Preferences
 import Keychain

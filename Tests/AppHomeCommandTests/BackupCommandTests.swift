@@ -4,6 +4,7 @@ import Foundation
 import Testing
 @testable import AppHomeCommand
 import Containers
+import Backups
 import Keychain
 
 @Suite struct BackupCommandTests {

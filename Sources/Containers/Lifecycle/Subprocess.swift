@@ -25,7 +25,7 @@ public enum Termination: Equatable, Sendable {
 
 /// Starts programs with `posix_spawn` and waits for them with `waitpid`;
 /// no `fork` in Swift, no Foundation.
-enum Subprocess {
+public enum Subprocess {
     private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
     /// glibc ≥ 2.29 has `posix_spawn_file_actions_addchdir_np`, but the
@@ -43,7 +43,7 @@ enum Subprocess {
     /// - Returns: the child's process id.
     /// The environment this process hands its children: `environ`, read
     /// only to pass it on (configuration comes from ``Configuration``).
-    static func inheritedEnvironment() -> [String: String] {
+    public static func inheritedEnvironment() -> [String: String] {
         var variables: [String: String] = [:]
         var cursor = environ
         while let entry = cursor.pointee {
@@ -54,7 +54,7 @@ enum Subprocess {
         return variables
     }
 
-    static func spawn(_ arguments: [String], environment: [String: String], workingDirectory: String?,
+    public static func spawn(_ arguments: [String], environment: [String: String], workingDirectory: String?,
                       newProcessGroup: Bool = false) throws -> pid_t {
         precondition(!arguments.isEmpty)
         var argv = arguments
@@ -105,7 +105,7 @@ enum Subprocess {
 
     /// Waits for `pid`; with a `timeout` (seconds), kills its process group
     /// (or the process) with `SIGKILL` when it runs longer.
-    static func wait(_ pid: pid_t, timeout: Double? = nil, killGroup: Bool = false) throws -> Termination {
+    public static func wait(_ pid: pid_t, timeout: Double? = nil, killGroup: Bool = false) throws -> Termination {
         var status: Int32 = 0
         guard let timeout else {
             while waitpid(pid, &status, 0) < 0 {

@@ -1,3 +1,4 @@
+import Containers
 import PropertyList
 
 /// One item of an app's home recorded in a backup.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 import PropertyList
 
 /// Hands restic its repository password: gives the password's bytes (no
