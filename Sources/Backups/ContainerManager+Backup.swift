@@ -51,8 +51,9 @@ extension ContainerManager {
     }
 
     /// ``BackupService/verifyBackup(at:)``.
-    public func verifyBackup(at manifestPath: String) throws(ContainersError) -> BackupManifest {
-        try backupService.verifyBackup(at: manifestPath)
+    public func verifyBackup(at manifestPath: String,
+                             checkedDatabase: (_ path: String, _ problem: String?) -> Void = { _, _ in }) throws(ContainersError) -> BackupManifest {
+        try backupService.verifyBackup(at: manifestPath, checkedDatabase: checkedDatabase)
     }
 
     /// ``BackupService/backups(in:of:)``.
