@@ -98,7 +98,7 @@ test:
 	$(MAKE) --no-print-directory test-integration
 
 # The integration suites as one regular expression (for --filter and --skip).
-INTEGRATION_SUITES := $(shell grep -v -e '^[[:space:]]*\#' -e '^[[:space:]]*$$' Tests/integration-suites.txt | paste -sd'|')
+INTEGRATION_SUITES := $(shell grep -v -e '^[[:space:]]*\#' -e '^[[:space:]]*$$' Tests/integration-suites.txt 2>/dev/null | paste -sd'|')
 # Runs a stage's commands (sh -e) and prints the stage's time at its end, pass or fail.
 STAGE = /usr/bin/time -f "make $@: %e s wall, %U s user + %S s system CPU, exit status %x" sh -ec
 
