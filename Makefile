@@ -42,6 +42,8 @@ TEST_PACKAGES  += zsh fish
 # The Settings app's browser tests and bench: Debian's chromium, driven by Playwright from
 # PyPI (scripts/playwright-venv.sh; no browser is downloaded).
 TEST_PACKAGES  += chromium
+# Each test stage prints its wall and CPU time with GNU time.
+TEST_PACKAGES  += time
 PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 # What `make install` and `make deb` ship. One more executable is one more word in
@@ -76,7 +78,7 @@ FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
 USERUNITDIR := $(PREFIX)/lib/systemd/user
 DBUSSERVICEDIR := $(PREFIX)/share/dbus-1/services
 
-.PHONY: all build release deps demo-deps test demo bench clean install uninstall deb print-executables print-version
+.PHONY: all build release deps demo-deps test check test-integration demo bench clean install uninstall deb print-executables print-version
 
 all: build
 
@@ -89,22 +91,38 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-# The release build first: the installation test packages it (make deb), as shipped.
-test: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
-	$(SWIFT) build
-	# PyPI's keyring and contrib/python-keyring in .build/venv-keyring (made once, reused).
-	scripts/python-keyring-venv.sh >/dev/null
-	# ansible-core for the Ansible module's tests, into a cached virtual environment.
-	scripts/ansible-venv.sh .build/venv-ansible
-	# Playwright for the Settings app's browser tests (SettingsAppBrowserTests), in .build/venv-playwright.
-	scripts/playwright-venv.sh >/dev/null
-	APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh $(SWIFT) test
-	# The tests that lock the keyring, alone (they lock the one collection a run shares).
-	APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests
-	# The end-to-end suite again, every command through a prefsd started per test. The
-	# reliability suite starts its own prefsd whatever the mode, so it runs once, above.
-	APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests --skip PrefsdReliabilityTests
+# Two stages (docs/testing.md): `make check`, the unit and in-process tests (no release
+# build, no end-to-end suite), then `make test-integration`, the suites named in
+# Tests/integration-suites.txt (real daemons, real clients; the release build, which the
+# installation test packages with make deb, as shipped). Each prints its wall and CPU
+# time at its end, pass or fail. Every build is made once: `swift build --build-tests`
+# builds the executables the end-to-end tests run and the tests, and every `swift test`
+# after it runs with --skip-build.
+test:
+	$(MAKE) --no-print-directory check
+	$(MAKE) --no-print-directory test-integration
+
+# The integration suites as one regular expression (for --filter and --skip).
+INTEGRATION_SUITES := $(shell grep -v -e '^[[:space:]]*\#' -e '^[[:space:]]*$$' Tests/integration-suites.txt 2>/dev/null | paste -sd'|')
+# Runs a stage's commands (sh -e) and prints the stage's time at its end, pass or fail.
+STAGE = /usr/bin/time -f "make $@: %e s wall, %U s user + %S s system CPU, exit status %x" sh -ec
+
+check: deps
+	@$(STAGE) '\
+	  $(SWIFT) build --build-tests; \
+	  APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --skip "$(INTEGRATION_SUITES)"'
+
+test-integration: deps
+	@$(STAGE) '\
+	  $(SWIFT) build $(RELEASE_FLAGS); \
+	  $(SWIFT) build --build-tests; \
+	  scripts/python-keyring-venv.sh >/dev/null; \
+	  scripts/ansible-venv.sh .build/venv-ansible; \
+	  scripts/playwright-venv.sh >/dev/null; \
+	  APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh \
+	    $(SWIFT) test --skip-build --filter "$(INTEGRATION_SUITES)"; \
+	  APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests; \
+	  APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests --skip PrefsdReliabilityTests'
 
 demo-deps:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DEMO_PACKAGES)

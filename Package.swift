@@ -58,11 +58,14 @@ let package = Package(
         // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
-        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup"]),
+        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr"]),
+        // The backup engine on the lifecycle's public surface: the store, manifests, consistent
+        // reads, ObjectWriter, restore, prune, restic. Containers never imports it.
+        .target(name: "Backups", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CXattr", "SQLiteBackup"]),
         // The synced key-value stores (com.apple.developer.ubiquity-kvstore-identifier): limits,
         // per-device change logs with hybrid logical clocks, the merge, the Swift API.
         .target(name: "SyncedPreferences", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "PrefsProtocol"]),
-        .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient", "KeychainClient", "SyncedPreferences"]),
+        .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Backups", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient", "KeychainClient", "SyncedPreferences"]),
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"],
                           linkerSettings: staticStdlibInRelease),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.
@@ -137,9 +140,12 @@ let package = Package(
         .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList", "KeyedArchive"]),
         .testTarget(name: "SyncedPreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "SyncedPreferences", "Containers", "Preferences", "PropertyList"]),
-        .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "CTestSupport", "AppHomeSystem", "Containers", "Preferences", "PropertyList"]),
-        .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
-        .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
+        // The bundles, clocks and keys the Containers and Backups tests share.
+        .target(name: "ContainersTestSupport", dependencies: ["TestSupport", "Containers", "PropertyList"], path: "Tests/ContainersTestSupport"),
+        .testTarget(name: "ContainersTests", dependencies: ["TestSupport", "ContainersTestSupport", "CTestSupport", "AppHomeSystem", "Containers", "Backups", "Preferences", "PropertyList"]),
+        .testTarget(name: "BackupsTests", dependencies: ["TestSupport", "ContainersTestSupport", "CTestSupport", "AppHomeSystem", "Containers", "Backups", "Preferences", "PropertyList"]),
+        .testTarget(name: "AppHomeCommandTests", dependencies: ["TestSupport", "AppHomeCommand", "Backups", "Containers", "CommandSupport", "Keychain", "PropertyList"]),
+        .testTarget(name: "KeychainTests", dependencies: ["TestSupport", "AppHomeSystem", "Backups", "Keychain", "KeychainSecretService", "Containers", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
         .testTarget(name: "KeychainClientTests", dependencies: ["TestSupport", "KeychainClient", "Keychain", "Containers", "PrefsService", "PrefsClient", "PrefsProtocol", "PropertyList"]),
         // The Security module: its API in process, and an app's SecItem calls (secitem-probe, run
         // as an installed app) against security, prefsd, update, backup and uninstall.

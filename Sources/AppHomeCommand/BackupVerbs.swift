@@ -1,5 +1,6 @@
 import AppHomeSystem
 import CommandSupport
+import Backups
 import Containers
 import Preferences
 import Keychain
@@ -212,11 +213,16 @@ extension AppHomeCommand {
         let found = try manager.backups(in: parsed.values["--from"], of: id)
         var rows = [["BUNDLE ID", "VERSION", "TAKEN", "FILES", "BYTES", "BACKUP"]]
         var damaged = 0
+        var databaseLines: [String] = []
         for (path, result) in found {
             switch result {
             case .success(let m):
                 if verify {
-                    do { _ = try manager.verifyBackup(at: path) } catch {
+                    let checked: (String, String?) -> Void = { database, problem in
+                        databaseLines.append("database \(FileNames.escaped(database)) in \(FileNames.escaped(path)): integrity_check "
+                                             + (problem.map { "FAILED: " + FileNames.escaped($0) } ?? "ok"))
+                    }
+                    do { _ = try manager.verifyBackup(at: path, checkedDatabase: checked) } catch {
                         console.err("apphome: \(error)\n")
                         damaged += 1
                         continue
@@ -236,6 +242,7 @@ extension AppHomeCommand {
             for i in 0..<5 { line += row[i] + String(repeating: " ", count: widths[i] - row[i].count + 2) }
             console.out(line + row[5] + "\n")
         }
+        for line in databaseLines { console.out(line + "\n") }
         if verify && damaged == 0 {
             console.out("verified \(Self.count(rows.count - 1, "backup")): every stored file matches its checksum\n")
         }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import AppHomeSystem
 import CommandSupport
+import Backups
 import Containers
 import Keychain
 import KeychainClient

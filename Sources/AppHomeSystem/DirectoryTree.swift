@@ -54,6 +54,29 @@ public enum DirectoryTree {
         throw refusal(path, errno: code)
     }
 
+    /// Opens the file at `path`, below the directory `base`, with `flags`
+    /// (`O_NOFOLLOW` and `O_CLOEXEC` added), following no symbolic link
+    /// below `base`: neither a directory on the way nor the file itself
+    /// (a tree someone else wrote, such as a restic snapshot, cannot lead
+    /// a read outside it).
+    ///
+    /// - Returns: the descriptor, or `nil` when nothing exists at `path`.
+    /// - Throws: ``SystemError``; a symbolic link on the way gives `ELOOP`
+    ///   and a ``SystemError/detail`` naming it (``isLinkRefusal(_:)``).
+    public static func openFile(_ path: String, below base: String, flags: Int32) throws(SystemError) -> Int32? {
+        let path = Paths.trimmingTrailingSlashes(path)
+        let parent = FileSystem.parentDirectory(path)
+        guard let dfd = try openDirectory(parent, below: parent == Paths.trimmingTrailingSlashes(base) ? nil : base) else { return nil }
+        defer { close(dfd) }
+        while true {
+            let fd = openat(dfd, FileSystem.lastComponent(path), flags | O_NOFOLLOW | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            if errno == ENOENT { return nil }
+            throw refusal(path, errno: errno)
+        }
+    }
+
     /// Whether `error` is the refusal of a symbolic link where a directory
     /// should be (see ``openDirectory(_:below:)``).
     public static func isLinkRefusal(_ error: SystemError) -> Bool { error.errno == ELOOP && error.detail != nil }
@@ -99,7 +122,7 @@ public enum DirectoryTree {
             throw SystemError("open", path: parent, errno: errno)
         }
         defer { close(pfd) }
-        try removeEntry(pfd, name, path: trimmed)
+        try removeEntry(pfd, Array(name.utf8), path: trimmed)
     }
 
     /// The total size of the regular files at or below `path`, links not followed.
@@ -160,6 +183,16 @@ public enum DirectoryTree {
         return st
     }
 
+    /// `lstat` of the entry named by the NUL-terminated bytes `name` (any bytes, not only UTF-8).
+    private static func lstatAt(_ dfd: Int32, _ name: [CChar], path: String) throws(SystemError) -> stat? {
+        var st = stat()
+        guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            if errno == ENOENT { return nil }
+            throw SystemError("lstat", path: path, errno: errno)
+        }
+        return st
+    }
+
     private static func openChild(_ dfd: Int32, _ name: String, path: String) throws(SystemError) -> Int32 {
         while true {
             let fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -169,11 +202,15 @@ public enum DirectoryTree {
         }
     }
 
+    /// Names are taken as bytes: a name that is not UTF-8 is removed like
+    /// any other (read as text, it would be repaired into a name that is not there).
     private static func removeContents(_ fd: Int32, path: String) throws(SystemError) -> Int {
         var freed = 0
-        for name in try entries(fd, path: path) {
-            let child = path + "/" + name
-            if let st = try lstatAt(fd, name, path: child), st.st_mode & S_IFMT == S_IFREG { freed += Int(st.st_size) }
+        for name in try FileNames.rawEntries(directory: fd, path: path) {
+            let child = path + "/" + FileNames.escaped(name)
+            if let st = try lstatAt(fd, name.map { CChar(bitPattern: $0) } + [0], path: child), st.st_mode & S_IFMT == S_IFREG {
+                freed += Int(st.st_size)
+            }
             freed += try removeEntry(fd, name, path: child)
         }
         return freed
@@ -184,11 +221,14 @@ public enum DirectoryTree {
     /// - Returns: the bytes of regular files removed *below* it (a
     ///   directory's contents).
     @discardableResult
-    private static func removeEntry(_ dfd: Int32, _ name: String, path: String) throws(SystemError) -> Int {
-        guard let st = try lstatAt(dfd, name, path: path) else { return 0 }
+    private static func removeEntry(_ dfd: Int32, _ raw: [UInt8], path: String) throws(SystemError) -> Int {
+        let cName = raw.map { CChar(bitPattern: $0) } + [0]
+        guard let st = try lstatAt(dfd, cName, path: path) else { return 0 }
         var freed = 0
         if st.st_mode & S_IFMT == S_IFDIR {
-            let fd = try openChild(dfd, name, path: path)
+            var fd: Int32
+            repeat { fd = openat(dfd, cName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) } while fd < 0 && errno == EINTR
+            guard fd >= 0 else { throw SystemError("open", path: path, errno: errno) }
             do {
                 defer { close(fd) }
                 if mode_t(st.st_mode) & 0o700 != 0o700 {
@@ -196,12 +236,12 @@ public enum DirectoryTree {
                 }
                 freed = try removeContents(fd, path: path)
             }
-            guard unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT else {
+            guard unlinkat(dfd, cName, AT_REMOVEDIR) == 0 || errno == ENOENT else {
                 throw SystemError("rmdir", path: path, errno: errno)
             }
         } else {
             if let e = SystemFaults.injected("unlink", path) { throw SystemError("unlink", path: path, errno: e) }
-            guard unlinkat(dfd, name, 0) == 0 || errno == ENOENT else {
+            guard unlinkat(dfd, cName, 0) == 0 || errno == ENOENT else {
                 throw SystemError("unlink", path: path, errno: errno)
             }
         }

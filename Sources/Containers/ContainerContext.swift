@@ -57,25 +57,26 @@ public struct ContainerContext: Sendable {
 /// ``ContainerManager`` over its context: it reaches the parts of its
 /// ``ContainerContext`` by their own names, and shares the steps defined
 /// on this protocol (the journal, the group containers, the run lock)
-/// with the other operations.
-protocol ContainerOperation {
+/// with the other operations. Public: the `Backups` target's
+/// `BackupService` is one of them.
+public protocol ContainerOperation {
     var context: ContainerContext { get }
 }
 
 extension ContainerOperation {
-    var layout: ContainerLayout { context.layout }
-    var registry: RegistryFile { context.registry }
-    var now: @Sendable () -> PlistDate { context.now }
-    var makeUUID: @Sendable () -> String { context.makeUUID }
-    var participants: [any AppDataParticipant] { context.participants }
-    var stepHook: @Sendable (String) throws(ContainersError) -> Void { context.stepHook }
+    public var layout: ContainerLayout { context.layout }
+    public var registry: RegistryFile { context.registry }
+    public var now: @Sendable () -> PlistDate { context.now }
+    public var makeUUID: @Sendable () -> String { context.makeUUID }
+    public var participants: [any AppDataParticipant] { context.participants }
+    public var stepHook: @Sendable (String) throws(ContainersError) -> Void { context.stepHook }
 }
 
 extension ContainerOperation {
     /// The registry entry of `identifier`, read now.
     ///
     /// - Throws: ``ContainersError/notInstalled(_:)`` when there is none.
-    func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
+    public func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
         try registry.entry(for: identifier)
     }
 }

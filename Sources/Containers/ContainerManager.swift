@@ -1,10 +1,11 @@
 import AppHomeSystem
 import PropertyList
 
-/// Installs, updates, uninstalls, backs up and restores apps under one root:
-/// the front door of the module, which builds the operation for each call
-/// (``Installer``, ``Updater``, ``Uninstaller``, ``BackupService``,
-/// ``Doctor``, ``Cleaner``, ``AppRunner``) over one ``ContainerContext``.
+/// Installs, updates and uninstalls apps under one root: the front door of
+/// the module, which builds the operation for each call (``Installer``,
+/// ``Updater``, ``Uninstaller``, ``Doctor``, ``Cleaner``, ``AppRunner``)
+/// over one ``ContainerContext``. The `Backups` target adds backup,
+/// restore and prune to it (its `BackupService`, over the same context).
 ///
 /// Every change runs in one ``RegistryTransaction`` (the registry lock
 /// for its whole duration), writes a journal (``Journal``) before it
@@ -58,7 +59,6 @@ public struct ContainerManager: Sendable {
     }
     public var updater: Updater { Updater(context: context) }
     public var uninstaller: Uninstaller { Uninstaller(context: context) }
-    public var backupService: BackupService { BackupService(context: context) }
     public var cleaner: Cleaner { Cleaner(context: context) }
     public var runner: AppRunner { AppRunner(context: context) }
 
@@ -120,66 +120,6 @@ extension ContainerManager {
     /// would give any child.
     public func run(_ identifier: BundleIdentifier, command: [String]) throws(ContainersError) -> Termination {
         try runner.run(identifier, command: command)
-    }
-}
-
-// MARK: Backup
-
-extension ContainerManager {
-    public typealias BackupReport = BackupService.BackupReport
-    public typealias NotBackedUp = BackupService.NotBackedUp
-    public typealias RestoreReport = BackupService.RestoreReport
-    public typealias PruneReport = BackupService.PruneReport
-
-    /// ``BackupService/excludeFromBackupAttribute``.
-    public static let excludeFromBackupAttribute = BackupService.excludeFromBackupAttribute
-
-    /// ``BackupService/setExcludedFromBackup(_:_:)``.
-    public static func setExcludedFromBackup(_ path: String, _ excluded: Bool) throws(ContainersError) {
-        try BackupService.setExcludedFromBackup(path, excluded)
-    }
-
-    /// The default backup directory, `<root>/Backups`.
-    public var defaultBackupDirectory: String { backupService.defaultBackupDirectory }
-
-    /// ``BackupService/backup(_:to:secrets:)``.
-    public func backup(_ identifier: BundleIdentifier, to directory: String? = nil,
-                       secrets: BackupSecrets = .none, options: BackupOptions = BackupOptions()) throws(ContainersError) -> BackupReport {
-        try backupService.backup(identifier, to: directory, secrets: secrets, options: options)
-    }
-
-    /// ``BackupService/backupAll(to:secrets:)``.
-    public func backupAll(to directory: String? = nil, secrets: BackupSecrets = .none,
-                          options: BackupOptions = BackupOptions()) throws(ContainersError) -> [BackupReport] {
-        try backupService.backupAll(to: directory, secrets: secrets, options: options)
-    }
-
-    /// ``BackupService/latestBackup(of:in:)``.
-    public func latestBackup(of identifier: BundleIdentifier, in directory: String? = nil) throws(ContainersError) -> String {
-        try backupService.latestBackup(of: identifier, in: directory)
-    }
-
-    /// ``BackupService/restore(from:bundle:secrets:)``.
-    public func restore(from manifestPath: String, bundle: AppBundle? = nil,
-                        secrets: BackupSecrets = .none, allowDowngrade: Bool = false) throws(ContainersError) -> RestoreReport {
-        try backupService.restore(from: manifestPath, bundle: bundle, secrets: secrets, allowDowngrade: allowDowngrade)
-    }
-
-    /// ``BackupService/verifyBackup(at:)``.
-    public func verifyBackup(at manifestPath: String) throws(ContainersError) -> BackupManifest {
-        try backupService.verifyBackup(at: manifestPath)
-    }
-
-    /// ``BackupService/backups(in:of:)``.
-    public func backups(in directory: String? = nil, of identifier: BundleIdentifier? = nil)
-        throws(ContainersError) -> [(path: String, manifest: Result<BackupManifest, ContainersError>)] {
-        try backupService.backups(in: directory, of: identifier)
-    }
-
-    /// ``BackupService/pruneBackups(in:of:keep:dryRun:)``.
-    public func pruneBackups(in directory: String? = nil, of identifier: BundleIdentifier? = nil, keep: Int,
-                             dryRun: Bool = false) throws(ContainersError) -> PruneReport {
-        try backupService.pruneBackups(in: directory, of: identifier, keep: keep, dryRun: dryRun)
     }
 }
 

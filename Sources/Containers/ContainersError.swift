@@ -154,7 +154,7 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
 
 /// Runs `body`, converting whatever it throws into a ``ContainersError``.
 @inline(__always)
-func containersErrors<T>(_ body: () throws -> T) throws(ContainersError) -> T {
+public func containersErrors<T>(_ body: () throws -> T) throws(ContainersError) -> T {
     do { return try body() } catch let e as ContainersError { throw e } catch let e as SystemError {
         throw .system(e)
     } catch {

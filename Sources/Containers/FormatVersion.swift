@@ -11,7 +11,7 @@ import PropertyList
 ///     (clamped to `Int`) and `supported`.
 ///   - damaged: the error for a missing or invalid version, given the reason.
 /// - Returns: the version found.
-func checkedFormatVersion(in top: [PlistKey: PlistValue], supported: Int,
+public func checkedFormatVersion(in top: [PlistKey: PlistValue], supported: Int,
                           tooNew: (_ found: Int, _ supported: Int) -> ContainersError,
                           damaged: (String) -> ContainersError) throws(ContainersError) -> Int128 {
     guard case .integer(let version)? = top["FormatVersion"] else { throw damaged("FormatVersion is missing") }

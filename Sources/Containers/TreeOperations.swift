@@ -6,7 +6,7 @@ import Preferences
 
 /// Whole-tree file operations: copying a bundle in, removing a home.
 /// Every C call's failure becomes a ``SystemError`` right where it happens.
-enum TreeOperations {
+public enum TreeOperations {
     /// Copies the tree at `source` to `destination` (which must not exist)
     /// and makes the copy read-only.
     ///
@@ -17,7 +17,7 @@ enum TreeOperations {
     /// sockets) is refused.
     ///
     /// - Returns: the number of file bytes copied.
-    static func copyReadOnly(_ source: String, to destination: String) throws -> Int {
+    public static func copyReadOnly(_ source: String, to destination: String) throws -> Int {
         var st = stat()
         guard lstat(source, &st) == 0 else { throw SystemError("lstat", path: source, errno: errno) }
         let mode = mode_t(st.st_mode) & 0o555
@@ -48,7 +48,7 @@ enum TreeOperations {
     /// and `fsync`s it.
     ///
     /// - Returns: the number of bytes copied.
-    static func copyFile(_ source: String, to destination: String, mode: mode_t, modificationTime: timespec? = nil,
+    public static func copyFile(_ source: String, to destination: String, mode: mode_t, modificationTime: timespec? = nil,
                          observe: ([UInt8]) -> Void = { _ in }) throws -> Int {
         // Opened so that it cannot block, and refused unless a regular file.
         guard let (input, _) = try FileSystem.openRegularFile(source, limit: Int.max, followLinks: false) else {
@@ -75,7 +75,7 @@ enum TreeOperations {
     }
 
     /// Reads `fd` to its end in 1 MiB chunks.
-    static func readAll(_ fd: Int32, path: String, _ body: ([UInt8]) throws -> Void) throws {
+    public static func readAll(_ fd: Int32, path: String, _ body: ([UInt8]) throws -> Void) throws {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -92,19 +92,19 @@ enum TreeOperations {
     /// error. Read-only directories (an installed bundle) are made writable
     /// first. Symbolic links are removed, never followed, and no walk
     /// crosses one (see ``DirectoryTree``).
-    static func remove(_ path: String) throws {
+    public static func remove(_ path: String) throws {
         // Walked on directory descriptors, in AppHomeSystem.
         try DirectoryTree.remove(path)
     }
 
     /// Creates one directory with mode 0700 that must not exist yet (a new
     /// home, a new container): `EEXIST` is an error.
-    static func makeNewDirectory(_ path: String) throws {
+    public static func makeNewDirectory(_ path: String) throws {
         guard mkdir(path, 0o700) == 0 else { throw SystemError("mkdir", path: path, errno: errno) }
     }
 
     /// The target of the symbolic link at `path`, as written.
-    static func linkTarget(_ path: String) throws -> String {
+    public static func linkTarget(_ path: String) throws -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink(path, &buffer, buffer.count - 1)
         guard n >= 0 else { throw SystemError("readlink", path: path, errno: errno) }
@@ -112,7 +112,7 @@ enum TreeOperations {
     }
 
     /// Creates one directory with mode 0700; an existing directory is fine.
-    static func makeDirectory(_ path: String) throws {
+    public static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o700) != 0 {
             if errno == EEXIST && FileSystem.isDirectory(path) { return }
             throw SystemError("mkdir", path: path, errno: errno)
@@ -120,12 +120,12 @@ enum TreeOperations {
     }
 
     /// `rename(2)`, never a copy: fails with `EXDEV` rather than copying.
-    static func rename(_ from: String, to: String) throws {
+    public static func rename(_ from: String, to: String) throws {
         guard Glibc.rename(from, to) == 0 else { throw SystemError("rename", path: from, errno: errno) }
     }
 
     /// `fsync` of a directory, so renames and creations in it survive a crash.
-    static func syncDirectory(_ path: String) {
+    public static func syncDirectory(_ path: String) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 { _ = fsync(fd); close(fd) }
     }

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 @testable import AppHomeCommand
 import Containers
+import Backups
 import Keychain
 
 @Suite struct BackupCommandTests {
@@ -54,6 +55,30 @@ import Keychain
         #expect(out[2] == "1 file, 12 bytes; Library/Caches and tmp start empty")
         #expect(w.read(home + "/Documents/bug1.txt") == "a scary bug\n")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: home + "/Library/Caches")) ?? ["?"]).isEmpty)
+    }
+
+    /// `backups --verify` names each database it ran `PRAGMA integrity_check` on, and the result.
+    @Test func verifyNamesEachDatabaseItCheckedAndItsResult() throws {
+        let w = World()
+        let home = try installed(w)
+        for name in ["notes.sqlite", "cache.db"] {
+            let sqlite = Process()
+            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            sqlite.arguments = [home + "/Documents/" + name, "create table t(x); insert into t values ('\(name)');"]
+            try sqlite.run()
+            sqlite.waitUntilExit()
+            try #require(sqlite.terminationStatus == 0)
+        }
+        #expect(w.apphome("backup", "com.example.ScaryBugs").status == 0)
+        let manifest = w.root + "/Backups/com.example.ScaryBugs/" + manifests(w.root + "/Backups")[0]
+        let verified = w.apphome("backups", "--verify")
+        #expect(verified.status == 0 && verified.err.isEmpty, "\(verified.err)")
+        let lines = verified.out.split(separator: "\n").map(String.init)
+        #expect(lines.suffix(3) == [
+            "database Documents/cache.db in \(manifest): integrity_check ok",
+            "database Documents/notes.sqlite in \(manifest): integrity_check ok",
+            "verified 1 backup: every stored file matches its checksum",
+        ], "\(verified.out)")
     }
 
     @Test func backupAllToADirectoryAndRestoreTheNewestFromIt() throws {

@@ -12,6 +12,28 @@ struct HostileSystemFileTests {
         try FileSystem.writeAtomically(Array(text.utf8), to: path)
     }
 
+    /// A name that is not UTF-8 (from a snapshot, an archive, an app) is
+    /// removed like any other: read as text it would be "repaired" into a
+    /// name that is not there, and the directory would stay.
+    @Test func aTreeHoldingANameThatIsNotUTF8IsRemovedWhole() throws {
+        let dir = SystemTests.scratch()
+        defer { _ = system("rm -rf '\(dir)'") }
+        try FileSystem.makeDirectories(dir + "/tree/sub")
+        let name: [CChar] = Array((dir + "/tree/sub/bad").utf8CString.dropLast()) + [CChar(bitPattern: 0xFF), 0]
+        let fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(fd >= 0)
+        _ = Glibc.write(fd, "12345", 5)
+        close(fd)
+        #expect(try DirectoryTree.removeContents(of: dir + "/tree") == 5)
+        #expect(try FileNames.rawEntries(dir + "/tree").isEmpty)
+        try FileSystem.makeDirectories(dir + "/tree/sub")
+        let again = open(name, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(again >= 0)
+        close(again)
+        try DirectoryTree.remove(dir + "/tree")
+        #expect(!FileSystem.exists(dir + "/tree"))
+    }
+
     @Test func aFIFOIsRefusedWithoutBlockingAndNamed() throws {
         let dir = SystemTests.scratch()
         defer { _ = system("rm -rf '\(dir)'") }

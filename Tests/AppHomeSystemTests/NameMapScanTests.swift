@@ -11,20 +11,19 @@ import Testing
 @Suite struct NameMapScanTests {
     /// The directories (and files) whose maps may hold names from a file system or a user.
     static let scanned = [
-        "Sources/Containers", "Sources/GitCredential", "Sources/Keychain", "Sources/KeychainClient",
+        "Sources/Containers", "Sources/Backups", "Sources/GitCredential", "Sources/Keychain", "Sources/KeychainClient",
         "Sources/Preferences", "Sources/DefaultsCommand", "Sources/PrefsService", "Sources/PrefsProtocol",
         "Sources/SecurityCommand", "Sources/AppHomeCommand",
     ]
 
     /// File → how many `String`-keyed maps or sets it may hold, and why each is safe.
     static let allowed: [String: (count: Int, why: String)] = [
-        "Sources/Containers/Backup/Backup.swift": (1, "participant name → payload: the names are the participants' own ASCII constants"),
-        "Sources/Containers/Backup/BackupManifest.swift": (3, "participant name → payload, as above"),
-        "Sources/Containers/Backup/Prune.swift": (3, "paths of manifests and of objects this code named (hex digests, bundle ids, timestamps: ASCII)"),
+        "Sources/Backups/Backup.swift": (1, "participant name → payload: the names are the participants' own ASCII constants"),
+        "Sources/Backups/BackupManifest.swift": (3, "participant name → payload, as above"),
+        "Sources/Backups/Prune.swift": (3, "paths of manifests and of objects this code named (hex digests, bundle ids, timestamps: ASCII)"),
         "Sources/Containers/ContainerManager.swift": (5, "environment variables passed through to hooks and `run` (the process environment, not names)"),
         "Sources/Containers/Layout/SearchPaths.swift": (1, "the process environment"),
         "Sources/Containers/Lifecycle/Run.swift": (3, "the process environment"),
-        "Sources/Containers/Lifecycle/Subprocess.swift": (3, "the process environment"),
         "Sources/Containers/Lifecycle/Uninstall.swift": (2, "the process environment"),
         "Sources/Containers/Lifecycle/UninstallHooks.swift": (1, "the process environment"),
         "Sources/Containers/Maintenance/Doctor.swift": (7, "the process environment; home and group UUIDs (validated ASCII); the fixed ASCII names doctor skips"),
@@ -43,8 +42,8 @@ import Testing
         "Sources/PrefsProtocol/HookEnvironment.swift": (3, "the hooks' environment variables (an allow-list of ASCII names)"),
         "Sources/PrefsProtocol/Messages.swift": (1, "the hooks' environment on the wire, as above"),
         "Sources/AppHomeCommand/ResticVerbs.swift": (1, "option name → value, and the flags given: ASCII constants, as in BackupVerbs"),
-        "Sources/Containers/Backup/Restic.swift": (2, "restic's argv and environment (the process environment, not names)"),
-        "Sources/Containers/Backup/ResticBackup.swift": (1, "object paths this code named (hex digests under the store)"),
+        "Sources/Backups/Restic.swift": (1, "restic's argv and environment (the process environment, not names)"),
+        "Sources/Backups/ResticBackup.swift": (1, "object paths this code named (hex digests under the store)"),
         "Sources/Keychain/Model/SecretServiceMapping.swift": (2, "Secret Service schema names: ASCII constants compared with a client's xdg:schema"),
         "Sources/Keychain/Storage/Keybag.swift": (1, "device id → open keys: device ids are random hex this code made"),
         "Sources/SecurityCommand/CredentialVerbs.swift": (1, "the fixed ASCII verb names"),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 import PropertyList
 
 @Suite struct AppBundleTests {

@@ -2,6 +2,7 @@ import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 import Preferences
 import PropertyList
 
@@ -11,9 +12,7 @@ import PropertyList
     static let key = AppGroupIdentifier.infoPlistKey
 
     static func info(_ id: String, groups: [String], version: String = "1") -> [PlistKey: PlistValue] {
-        var d = Scratch.info(id: id, version: version)
-        d[key] = .array(groups.map { .string($0) })
-        return d
+        Scratch.info(id, groups: groups, version: version)
     }
 
     @Test(arguments: [

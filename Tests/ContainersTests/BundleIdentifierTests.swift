@@ -1,5 +1,6 @@
 import Testing
 @testable import Containers
+import ContainersTestSupport
 
 @Suite struct BundleIdentifierTests {
     @Test(arguments: ["com.example.App", "a.b", "org.example-site.My-App2", "COM.Example.app"])

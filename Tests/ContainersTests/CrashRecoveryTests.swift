@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 import PropertyList
 
 /// A crash after every journaled step of install, update and uninstall,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 
 @Suite struct HookTests {
     func installSample(_ s: Scratch) throws -> (ContainerManager, ApplicationHome) {

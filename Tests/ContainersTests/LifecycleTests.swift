@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Containers
+import Backups
+import ContainersTestSupport
 import PropertyList
 
 /// The lifecycle matrix of `../shared/reference/lifecycle.md` §2: each
@@ -168,6 +170,3 @@ import PropertyList
         #expect(throws: ContainersError.notInstalled("com.example.Sample")) { try manager.uninstall(bundle.identifier) }
     }
 }
-
-func FileSystem_exists(_ path: String) -> Bool { var st = stat(); return lstat(path, &st) == 0 }
-func FileSystem_isDirectory(_ path: String) -> Bool { mode(path) & S_IFMT == S_IFDIR && FileSystem_exists(path) }

@@ -2,6 +2,7 @@ import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 
 /// A home whose `tmp`, `Library/Caches` or `Library` was replaced by a link
 /// to somewhere outside: the maintenance verbs refuse it, doctor repairs it,

@@ -2,6 +2,7 @@ import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 import Preferences
 import PropertyList
 

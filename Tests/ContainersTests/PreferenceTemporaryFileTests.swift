@@ -2,6 +2,7 @@ import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 
 /// `doctor` and the `.<domain>.plist.<random>.tmp` files of killed preference writers.
 @Suite struct PreferenceTemporaryFileTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Containers
+import Backups
+import ContainersTestSupport
 
 @Suite struct RunTests {
     @Test func runSetsTheHomeEnvironmentAndWorkingDirectory() throws {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Containers
+import ContainersTestSupport
 
 @Suite struct SearchPathTests {
     static let home = "/r/Applications/AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA"

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Containers
+import Backups
+import ContainersTestSupport
 import PropertyList
 
 /// Publisher keys, team identifiers, `CodeResources`, and what verification

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Containers
+import ContainersTestSupport
 import PropertyList
 
 /// Fails an update at every step and checks what is left.
@@ -65,5 +66,3 @@ import PropertyList
         #expect(!FileSystem_exists(report.home.app + "/Resources/stale.txt"))
     }
 }
-
-func FileSystem_lastComponent(_ path: String) -> String { (path as NSString).lastPathComponent }

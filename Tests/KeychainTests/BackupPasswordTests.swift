@@ -1,6 +1,7 @@
 import Testing
 @testable import Keychain
 import Containers
+import Backups
 import PropertyList
 
 /// The backup password and iOS's restore matrix: ThisDeviceOnly items

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Keychain
 import Containers
+import Backups
 import PropertyList
 
 /// The keychain in app lifecycles: update keeps items, uninstall

@@ -55,7 +55,7 @@ public struct ContainerLayout: Sendable, Equatable {
 
     /// Whether `text` is an uppercase UUID as ``Random/uuid()``
     /// makes, so that it is safe as a directory name.
-    static func isValidUUID(_ text: String) -> Bool {
+    public static func isValidUUID(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 36 else { return false }
         for (i, b) in bytes.enumerated() {
@@ -103,7 +103,7 @@ public struct ApplicationHome: Sendable, Equatable {
     public var tmp: String { path + "/tmp" }
 
     /// The directories an install creates, parents first.
-    var standardDirectories: [String] { [documents, library, preferences, caches, applicationSupport, tmp] }
+    public var standardDirectories: [String] { [documents, library, preferences, caches, applicationSupport, tmp] }
 }
 
 /// A shared app-group container: `<root>/Shared/AppGroup/<UUID>/`, with
@@ -125,8 +125,8 @@ public struct GroupContainer: Sendable, Equatable {
     /// `<container>/.apphome-container.plist`: which group the container
     /// is (`Identifier`), so `doctor` can rebuild a lost registry.
     public var identityFile: String { path + "/" + Self.identityFileName }
-    static let identityFileName = ".apphome-container.plist"
+    public static let identityFileName = ".apphome-container.plist"
 
     /// The directories a new container gets, parents first.
-    var standardDirectories: [String] { [library, preferences, caches] }
+    public var standardDirectories: [String] { [library, preferences, caches] }
 }

@@ -3,7 +3,7 @@ import PropertyList
 
 extension GroupContainer {
     /// Writes the identity file naming `group`.
-    func writeIdentity(_ group: AppGroupIdentifier) throws {
+    public func writeIdentity(_ group: AppGroupIdentifier) throws {
         let plist = PlistValue.dictionary(["Identifier": .string(group.rawValue)])
         try FileSystem.writeAtomically(try PlistCodec.encode(plist, format: .binary), to: identityFile)
     }

@@ -127,7 +127,7 @@ public struct AppBundle: Equatable, Sendable {
 
     /// Whether `name` can be a bundle directory inside a home: ends in
     /// `.app`, has a stem, and is one safe file-name component.
-    static func isValidBundleName(_ name: String) -> Bool {
+    public static func isValidBundleName(_ name: String) -> Bool {
         name.hasSuffix(".app") && name.utf8.count > 4 && name.utf8.count <= 255
             && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0")
     }

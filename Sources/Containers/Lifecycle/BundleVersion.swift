@@ -45,7 +45,7 @@ extension ContainerOperation {
     /// - Parameter what: what is offered, as the message names it
     ///   (`the bundle`, `the backup`).
     /// - Throws: ``ContainersError/downgrade(identifier:installed:offered:reason:)``.
-    func checkNotDowngrade(_ identifier: BundleIdentifier, installed: String, installedDisplay: String,
+    public func checkNotDowngrade(_ identifier: BundleIdentifier, installed: String, installedDisplay: String,
                            offered: String, offeredDisplay: String, what: String, allowDowngrade: Bool) throws(ContainersError) {
         if allowDowngrade || installed.utf8.elementsEqual(offered.utf8) { return }
         guard let old = BundleVersion(installed), let new = BundleVersion(offered) else {

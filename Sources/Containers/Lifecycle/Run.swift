@@ -1,3 +1,5 @@
+import AppHomeSystem
+
 /// Runs a command in the context of an installed app
 /// (``run(_:command:base:)``).
 public struct AppRunner: ContainerOperation, Sendable {
@@ -50,7 +52,7 @@ public struct AppRunner: ContainerOperation, Sendable {
     }
 
     private func run(_ identifier: BundleIdentifier, command: [String], base given: [String: String]?) throws(ContainersError) -> Termination {
-        let base = given ?? Subprocess.inheritedEnvironment()
+        let base = given ?? ChildProcess.inheritedEnvironment()
         while true {
             let entry = try entry(for: identifier)
             let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
@@ -61,8 +63,7 @@ public struct AppRunner: ContainerOperation, Sendable {
             guard try self.entry(for: identifier).homeUUID == entry.homeUUID else { continue }
             return try containersErrors {
                 try FoundationPreferences.prepare(home: home, root: layout.root, groups: registry.groupContainers(of: identifier))
-                let pid = try Subprocess.spawn(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path)
-                return try Subprocess.wait(pid)
+                return try ChildProcess(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path).wait()
             }
         }
     }

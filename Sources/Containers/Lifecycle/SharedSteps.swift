@@ -10,7 +10,7 @@ import Preferences
 extension ContainerOperation {
     /// Tells every participant that `entry`'s home `home` is committed;
     /// returns what failed, for the report (nothing is undone).
-    func announceHome(_ entry: RegistryEntry, home: ApplicationHome) -> [String] {
+    public func announceHome(_ entry: RegistryEntry, home: ApplicationHome) -> [String] {
         var failures: [String] = []
         for participant in participants {
             do { try participant.appHomeReady(entry, home: home) } catch {
@@ -22,7 +22,7 @@ extension ContainerOperation {
 
     /// Creates the containers of `groups` (group id → UUID), each with its
     /// standard directories.
-    func createGroupContainers(_ groups: [AppGroupIdentifier: String]) throws(ContainersError) {
+    public func createGroupContainers(_ groups: [AppGroupIdentifier: String]) throws(ContainersError) {
         guard !groups.isEmpty else { return }
         try containersErrors {
             try FileSystem.makeDirectories(layout.groupsDirectory)
@@ -38,14 +38,14 @@ extension ContainerOperation {
     }
 
     /// Removes the containers of `groups`, ignoring failures (cleanup).
-    func removeGroupContainers(_ groups: [AppGroupIdentifier: String]) {
+    public func removeGroupContainers(_ groups: [AppGroupIdentifier: String]) {
         for uuid in groups.values { try? TreeOperations.remove(layout.groupContainer(uuid: uuid).path) }
         if !groups.isEmpty { TreeOperations.syncDirectory(layout.groupsDirectory) }
     }
 
     /// The entry for `bundle`: what its signature grants (nothing but its
     /// own group when it is unsigned), never what `Info.plist` says later.
-    func makeEntry(_ bundle: AppBundle, uuid: String) -> RegistryEntry {
+    public func makeEntry(_ bundle: AppBundle, uuid: String) -> RegistryEntry {
         RegistryEntry(bundleIdentifier: bundle.identifier, homeUUID: uuid, bundleName: bundle.name, version: bundle.version,
                       shortVersion: bundle.shortVersion, displayName: bundle.displayName, installTime: now(),
                       groups: bundle.signature?.entitlements.applicationGroups ?? [], team: bundle.signature?.team,

@@ -38,13 +38,11 @@ extension Uninstaller {
             var st = stat()
             guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_mode & 0o111 != 0 else { continue }
             do {
-                let pid = try Subprocess.spawn([path], environment: environment, workingDirectory: "/", newProcessGroup: true)
-                let termination = try Subprocess.wait(pid, timeout: timeout, killGroup: true)
+                let hook = try ChildProcess([path], environment: environment, workingDirectory: "/", newProcessGroup: true)
+                let termination = try hook.wait(timeout: timeout)
                 results.append(HookResult(path: path, termination: termination, startFailure: nil))
-            } catch let error as SystemError {
-                results.append(HookResult(path: path, termination: nil, startFailure: error.reason))
             } catch {
-                results.append(HookResult(path: path, termination: nil, startFailure: "\(error)"))
+                results.append(HookResult(path: path, termination: nil, startFailure: error.reason))
             }
         }
         return results

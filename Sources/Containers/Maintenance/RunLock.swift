@@ -37,7 +37,7 @@ extension ContainerOperation {
     ///   belongs to a home that is about to go, and a `run` waiting on it
     ///   looks the home up again once it gets the lock).
     /// - Throws: ``ContainersError/appRunning(_:)`` when a command runs in the home.
-    func lockAgainstRunning(_ entry: RegistryEntry) throws(ContainersError) -> () -> Void {
+    public func lockAgainstRunning(_ entry: RegistryEntry) throws(ContainersError) -> () -> Void {
         let path = layout.runLockPath(uuid: entry.homeUUID)
         guard let held = try containersErrors({ try RunLock.exclusiveIfFree(path) }) else {
             throw .appRunning(entry.bundleIdentifier.rawValue)

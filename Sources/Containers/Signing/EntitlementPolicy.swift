@@ -14,7 +14,7 @@ extension ContainerOperation {
     /// Refuses `bundle` when what it claims breaks a rule above.
     ///
     /// - Throws: ``ContainersError/entitlementRefused(identifier:claim:reason:)``.
-    func checkEntitlements(_ bundle: AppBundle, in registry: Registry) throws(ContainersError) {
+    public func checkEntitlements(_ bundle: AppBundle, in registry: Registry) throws(ContainersError) {
         let id = bundle.identifier
         func refuse(_ claim: String, _ reason: String) -> ContainersError {
             .entitlementRefused(identifier: id.rawValue, claim: claim, reason: reason)
@@ -53,7 +53,7 @@ extension ContainerOperation {
     /// signed by `offered` when `entry` is signed by another team.
     ///
     /// - Throws: ``ContainersError/differentPublisher(identifier:installed:offered:)``.
-    func checkSamePublisher(_ offered: TeamIdentifier?, replacing entry: RegistryEntry) throws(ContainersError) {
+    public func checkSamePublisher(_ offered: TeamIdentifier?, replacing entry: RegistryEntry) throws(ContainersError) {
         guard let installed = entry.team, offered != installed else { return }
         throw .differentPublisher(identifier: entry.bundleIdentifier.rawValue, installed: "team \(installed)",
                                   offered: offered.map { "team \($0)" } ?? "an unsigned bundle")
@@ -63,7 +63,7 @@ extension ContainerOperation {
     /// a bundle changed between the check and the copy installs nothing.
     ///
     /// - Throws: ``ContainersError/signatureInvalid(path:reason:)``.
-    func checkCopy(of bundle: AppBundle, at path: String) throws(ContainersError) {
+    public func checkCopy(of bundle: AppBundle, at path: String) throws(ContainersError) {
         let copy = try AppBundle(path: path)
         guard copy.identifier == bundle.identifier, copy.signature == bundle.signature,
               copy.declaredEntitlements == bundle.declaredEntitlements else {
@@ -75,7 +75,7 @@ extension ContainerOperation {
 extension Registry {
     /// Records `team` as the owner of the app groups `groups` whose
     /// containers a signed app just created.
-    mutating func recordTeam<S: Sequence>(_ team: TeamIdentifier?, of groups: S) where S.Element == AppGroupIdentifier {
+    public mutating func recordTeam<S: Sequence>(_ team: TeamIdentifier?, of groups: S) where S.Element == AppGroupIdentifier {
         guard let team else { return }
         for g in groups { groupTeams[g] = team }
     }

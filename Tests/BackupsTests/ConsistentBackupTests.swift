@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Containers
+@testable import Backups
+import ContainersTestSupport
 import PropertyList
 
 /// Runs `python3 -c script args…` (the real `sqlite3` module as the app's

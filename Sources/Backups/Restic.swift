@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 import PropertyList
 
 /// Hands restic its repository password: gives the password's bytes (no
@@ -170,11 +171,14 @@ public struct ResticRepository: Sendable {
         var argv = [program]
         if repositoryOption { argv += ["-r", repository] }
         argv += arguments
-        let child: ResticChild
+        let child: ChildProcess
         do {
-            child = try ResticChild(argv, environment: Self.environment(), workingDirectory: workingDirectory)
-        } catch let error as SystemError where error.errno == ENOENT {
-            throw ResticError.missing
+            child = try ChildProcess(argv, environment: Self.environment(), workingDirectory: workingDirectory,
+                                     standardInput: .socket, standardOutput: .capture, standardError: .capture)
+        } catch {
+            let failure: SystemError = error
+            if failure.errno == ENOENT { throw ResticError.missing }
+            throw failure
         }
         if withPassword, let password {
             // restic may have ended already (a repository string it refuses): a
@@ -182,7 +186,7 @@ public struct ResticRepository: Sendable {
             func send(_ raw: UnsafeRawBufferPointer) throws {
                 var done = 0
                 while done < raw.count {
-                    let n = Glibc.send(child.stdin, raw.baseAddress! + done, raw.count - done, Int32(MSG_NOSIGNAL))
+                    let n = Glibc.send(child.standardInput, raw.baseAddress! + done, raw.count - done, Int32(MSG_NOSIGNAL))
                     if n < 0 {
                         if errno == EINTR { continue }
                         if errno == EPIPE { return }
@@ -196,18 +200,18 @@ public struct ResticRepository: Sendable {
                 try [UInt8(ascii: "\n")].withUnsafeBytes(send)
             } catch {
                 child.kill()
-                _ = try? child.finish(timeout: 10) { _ in false }
+                _ = try? child.collect(timeout: 10)
                 throw ResticError.noPassword(repository: repository, reason: "\(error)")
             }
         }
-        child.closeStdin()
-        return try child.finish(timeout: timeout ?? self.timeout) { Self.isUnreachable($0) && $0.contains("retrying after") }
+        let outcome = try child.collect(timeout: timeout ?? self.timeout) { Self.isUnreachable($0) && $0.contains("retrying after") }
+        return Run(status: outcome.termination, stdout: outcome.standardOutput, stderr: String(decoding: outcome.standardError, as: UTF8.self))
     }
 
     /// The environment restic runs with: this process's, without every
     /// variable that would give restic another password or repository.
     static func environment() -> [String: String] {
-        var env = Subprocess.inheritedEnvironment()
+        var env = ChildProcess.inheritedEnvironment()
         for name in ["RESTIC_PASSWORD", "RESTIC_PASSWORD_FILE", "RESTIC_PASSWORD_COMMAND", "RESTIC_REPOSITORY",
                      "RESTIC_REPOSITORY_FILE", "RESTIC_KEY_HINT", "RESTIC_PROGRESS_FPS"] {
             env.removeValue(forKey: name)
@@ -384,129 +388,5 @@ public struct ResticSnapshot: Equatable, Sendable {
         var tags: [String] = []
         if case .array(let items)? = d["tags"] { for case .string(let t) in items { tags.append(t) } }
         self.tags = tags
-    }
-}
-
-/// A running restic: its pipes and process id.
-final class ResticChild {
-    let pid: pid_t
-    private(set) var stdin: Int32
-    private let stdout: Int32
-    private let stderr: Int32
-
-    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    private static let addChdir: AddChdir? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return nil }
-        return unsafeBitCast(symbol, to: AddChdir.self)
-    }()
-
-    /// A pipe whose ends do not leak into other children.
-    private static func pipeCloseOnExec() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw SystemError("pipe", path: "", errno: errno) }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return (fds[0], fds[1])
-    }
-
-    init(_ argv: [String], environment: [String: String], workingDirectory: String?) throws {
-        // Standard input is a socket pair, so that the password is sent with MSG_NOSIGNAL.
-        var pair: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw SystemError("socketpair", path: "", errno: errno) }
-        for fd in pair { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let input = (read: pair[0], write: pair[1])
-        let output = try Self.pipeCloseOnExec()
-        let errors = try Self.pipeCloseOnExec()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-        var argv = argv
-        if let dir = workingDirectory {
-            if let addChdir = Self.addChdir {
-                let rc = dir.withCString { addChdir(&actions, $0) }
-                guard rc == 0 else { throw SystemError("posix_spawn_file_actions_addchdir_np", path: dir, errno: rc) }
-            } else {
-                argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", dir] + argv
-            }
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.sorted { $0.key < $1.key }.map { strdup($0.key + "=" + $0.value) } + [nil]
-        defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let rc = cArgs.withUnsafeBufferPointer { a in
-            cEnv.withUnsafeBufferPointer { e in posix_spawnp(&pid, argv[0], &actions, &attributes, a.baseAddress!, e.baseAddress!) }
-        }
-        close(input.read); close(output.write); close(errors.write)
-        guard rc == 0 else {
-            close(input.write); close(output.read); close(errors.read)
-            throw SystemError("posix_spawn", path: argv[0], errno: rc)
-        }
-        self.pid = pid
-        stdin = input.write
-        stdout = output.read
-        stderr = errors.read
-    }
-
-    func closeStdin() {
-        if stdin >= 0 { close(stdin); stdin = -1 }
-    }
-
-    func kill() {
-        _ = Glibc.kill(pid, SIGKILL)
-    }
-
-    /// Reads standard output and error to their ends and waits for the
-    /// child; kills it after `timeout` seconds, or as soon as `abort`
-    /// says yes to what it wrote on standard error so far.
-    func finish(timeout: Double, abort: (String) -> Bool) throws -> ResticRepository.Run {
-        closeStdin()
-        defer { close(stdout); close(stderr) }
-        var out: [UInt8] = []
-        var err: [UInt8] = []
-        var open = [stdout, stderr]
-        let deadline = SystemClock.monotonicSeconds() + timeout
-        var killed: Termination?
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while !open.isEmpty {
-            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let left = deadline - SystemClock.monotonicSeconds()
-            if left <= 0 {
-                kill()
-                killed = .timedOut
-                break
-            }
-            let n = poll(&fds, nfds_t(fds.count), Int32(min(left, 1) * 1000))
-            if n < 0 && errno != EINTR { throw SystemError("poll", path: "", errno: errno) }
-            for p in fds where p.revents != 0 {
-                let got = buffer.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
-                if got > 0 {
-                    if p.fd == stdout { out += buffer[0..<got] } else { err += buffer[0..<got] }
-                } else if got == 0 || (errno != EINTR && errno != EAGAIN) {
-                    open.removeAll { $0 == p.fd }
-                }
-            }
-            if killed == nil, abort(String(decoding: err, as: UTF8.self)) {
-                kill()
-                killed = .signalled(SIGKILL)
-            }
-        }
-        let status = try Subprocess.wait(pid)
-        return ResticRepository.Run(status: killed ?? status, stdout: out, stderr: String(decoding: err, as: UTF8.self))
     }
 }

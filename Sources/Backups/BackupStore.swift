@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 import Preferences
 import PropertyList
 
@@ -103,6 +104,30 @@ public struct BackupStore: Sendable {
             throw .system(error)
         }
         guard let bytes else { throw .backupMissing(path: path) }
+        return try BackupManifest(decoding: bytes, path: path)
+    }
+
+    /// Reads and checks the manifest at `path` in a tree below `top` that
+    /// someone else wrote (a restic snapshot), following no symbolic link
+    /// below `top`: a link is ``ContainersError/backupDamaged(path:reason:)``.
+    static func readManifest(_ path: String, below top: String) throws(ContainersError) -> BackupManifest {
+        let bytes: [UInt8]
+        do {
+            guard let fd = try DirectoryTree.openFile(path, below: top, flags: O_RDONLY | O_NONBLOCK) else { throw ContainersError.backupMissing(path: path) }
+            defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw ContainersError.system(SystemError("stat", path: path, errno: errno)) }
+            guard st.st_mode & S_IFMT == S_IFREG else { throw ContainersError.backupDamaged(path: path, reason: "its manifest is not a regular file") }
+            var read: [UInt8] = []
+            try TreeOperations.readAll(fd, path: path) { read += $0 }
+            bytes = read
+        } catch let error as ContainersError {
+            throw error
+        } catch let error as SystemError where DirectoryTree.isLinkRefusal(error) {
+            throw .backupDamaged(path: path, reason: "its manifest is reached through a symbolic link, which AppHome does not follow in a backup")
+        } catch {
+            throw .system(error as? SystemError ?? SystemError("read", path: path, errno: EIO))
+        }
         return try BackupManifest(decoding: bytes, path: path)
     }
 

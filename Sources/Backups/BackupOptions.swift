@@ -1,3 +1,4 @@
+import Containers
 /// How hard a backup tries to get a consistent copy of files that are in
 /// use: how long it waits for a locked database, how often it reads a file
 /// that changes while it is read.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 import Synchronization
 
 /// The object directories of a store held open while a backup writes to

@@ -2,6 +2,8 @@ import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
+@testable import Backups
+import ContainersTestSupport
 import Preferences
 import PropertyList
 
@@ -22,7 +24,7 @@ import PropertyList
         init() throws {
             manager = ContainerManager(root: s.root, now: fixedClock)
             member = try manager.install(AppBundle(path: s.makeBundle("M", name: "M.app",
-                                                                     info: AppGroupTests.info("com.example.M", groups: [GroupBackupTests.group]))))
+                                                                     info: Scratch.info("com.example.M", groups: [GroupBackupTests.group]))))
             container = manager.layout.groupContainer(uuid: try #require(try manager.registry.read().groups.values.first))
             try s.write("shared suite", to: container.preferences + "/\(GroupBackupTests.group).plist")
             try s.write("shared doc", to: container.path + "/Shared/notes.txt")
@@ -89,7 +91,7 @@ import PropertyList
     @Test func aGroupAnotherInstalledAppSharesIsKeptAsItIs() throws {
         let w = try World()
         let backup = try w.manager.backup(w.id("com.example.M"), to: w.backups)
-        _ = try w.manager.install(AppBundle(path: w.s.makeBundle("O", name: "O.app", info: AppGroupTests.info("com.example.O", groups: [Self.group]))))
+        _ = try w.manager.install(AppBundle(path: w.s.makeBundle("O", name: "O.app", info: Scratch.info("com.example.O", groups: [Self.group]))))
         try w.s.write("written by O", to: w.container.path + "/Shared/notes.txt")
         let report = try w.manager.restore(from: backup.manifestPath)
         #expect(report.notes == ["app group \(Self.group): kept as it is, since com.example.O also uses it; the backup's copy was not restored"])

@@ -2,9 +2,11 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 import Synchronization
 import Preferences
 import PropertyList
+import SQLiteBackup
 
 extension BackupService {
     /// What a restore did.
@@ -354,9 +356,12 @@ extension BackupService {
         let (path, packed) = source.file(e, group: group)
         let copied: ContentHash?
         do {
-            copied = try Self.materialize(path, packed: packed, to: target, entry: e)
+            copied = try Self.materialize(path, packed: packed, to: target, entry: e, below: source.top)
         } catch let error as SystemError where error.errno == ENOENT && error.path == path {
             throw .backupDamaged(path: manifestPath, reason: "the stored copy of \(FileNames.escaped(label + e.path)) is missing")
+        } catch let error as SystemError where DirectoryTree.isLinkRefusal(error) {
+            throw .backupDamaged(path: manifestPath, reason: "the stored copy of \(FileNames.escaped(label + e.path)) is reached through a symbolic link, "
+                                 + "which AppHome does not follow in a backup")
         } catch {
             throw .system(error as? SystemError ?? SystemError("\(error)", path: target, errno: EIO))
         }
@@ -371,14 +376,18 @@ extension BackupService {
     /// (its holes left as holes), and returns the hash of the data copied,
     /// or `nil` when the source holds a different amount of it. `packed`:
     /// the source holds the data alone (an object); otherwise it is laid
-    /// out as the file was (a tree restic restored).
-    static func materialize(_ source: String, packed: Bool, to target: String, entry: BackupEntry) throws -> ContentHash? {
+    /// out as the file was (a tree restic restored). `below`: the top of
+    /// that tree, below which no symbolic link is followed.
+    static func materialize(_ source: String, packed: Bool, to target: String, entry: BackupEntry,
+                            below top: String? = nil) throws -> ContentHash? {
         let hasher = ContentHasher()
         let (seconds, nanoseconds) = entry.modificationTime.quotientAndRemainder(dividingBy: 1_000_000_000)
         let time = nanoseconds < 0 ? timespec(tv_sec: Int(seconds) - 1, tv_nsec: Int(nanoseconds) + 1_000_000_000)
                                    : timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))
         // Never blocks (a FIFO put in an object's place) and never follows a link.
-        let input = open(source, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        let input = try top.map { top in
+            try DirectoryTree.openFile(source, below: top, flags: O_RDONLY | O_NONBLOCK) ?? { throw SystemError("open", path: source, errno: ENOENT) }()
+        } ?? open(source, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw SystemError("open", path: source, errno: errno) }
         defer { close(input) }
         var st = stat()
@@ -438,13 +447,21 @@ extension BackupService {
     /// anything, including the hash of every object; and every stored file
     /// that starts with SQLite's header must pass `PRAGMA integrity_check`.
     ///
+    /// - Parameter checkedDatabase: told each database checked (its path in
+    ///   the backup, `<group-id>:` first for a group's) and SQLite's first
+    ///   complaint, `nil` when `PRAGMA integrity_check` says ok; before the
+    ///   error that names a failing one is thrown.
     /// - Returns: the manifest.
     /// - Throws: the errors of ``restore(from:bundle:)`` about the backup.
-    public func verifyBackup(at manifestPath: String) throws(ContainersError) -> BackupManifest {
+    public func verifyBackup(at manifestPath: String,
+                             checkedDatabase: (_ path: String, _ problem: String?) -> Void = { _, _ in }) throws(ContainersError) -> BackupManifest {
         let (store, manifest) = try BackupStore.openBackup(manifestPath)
         var checked: Set<ContentHash> = []
+        var databases: [ContentHash: String?] = [:]   // a database stored once for two files is named for each
         for e in manifest.allEntries {
-            guard case .file(let hash, _) = e.kind, checked.insert(hash).inserted else { continue }
+            guard case .file(let hash, _) = e.kind else { continue }
+            if let known = databases[hash] { checkedDatabase(e.path, known) }
+            guard checked.insert(hash).inserted else { continue }
             let hasher = ContentHasher()
             var prefix: [UInt8] = []
             try containersErrors {
@@ -460,7 +477,12 @@ extension BackupService {
             guard hasher.finish() == hash else {
                 throw .backupDamaged(path: manifestPath, reason: "\(FileNames.escaped(e.path)) does not match its checksum")
             }
-            if let problem = Self.databaseProblem(store.objectPath(hash), prefix: prefix) {
+            let problem = Self.databaseProblem(store.objectPath(hash), prefix: prefix)
+            if SQLiteDatabase.hasHeader(prefix) {
+                databases[hash] = .some(problem)
+                checkedDatabase(e.path, problem)
+            }
+            if let problem {
                 throw .backupDamaged(path: manifestPath, reason: "\(FileNames.escaped(e.path)) is a database that fails SQLite's integrity check: \(problem)")
             }
         }
@@ -514,8 +536,14 @@ extension BackupService {
         /// A backup store's objects (each the data alone).
         case store(BackupStore)
         /// A tree laid out as the home was: `home` and each group's container
-        /// (what `restic restore` wrote).
-        case tree(home: String, groups: [AppGroupIdentifier: String])
+        /// (what `restic restore` wrote), all below `top`, where no link is followed.
+        case tree(top: String, home: String, groups: [AppGroupIdentifier: String])
+
+        /// The directory below which the files are opened without following a link.
+        var top: String? {
+            if case .tree(let top, _, _) = self { return top }
+            return nil
+        }
 
         /// The file holding `entry` (of `group`'s container, or of the home),
         /// and whether it holds the data alone.
@@ -524,7 +552,7 @@ extension BackupService {
             case .store(let store):
                 guard case .file(let hash, _) = entry.kind else { return ("", true) }
                 return (store.objectPath(hash), true)
-            case .tree(let home, let groups):
+            case .tree(_, let home, let groups):
                 let top = group.map { groups[$0] ?? "" } ?? home
                 return (top + "/" + entry.path, false)
             }

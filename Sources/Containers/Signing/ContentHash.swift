@@ -25,7 +25,7 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The digest of the bytes at `data`.
-    init(of data: UnsafeRawBufferPointer) {
+    public init(of data: UnsafeRawBufferPointer) {
         precondition(ContentHasher.initialised, "libsodium could not be initialised")
         bytes = [UInt8](unsafeUninitializedCapacity: Self.byteCount) { out, count in
             _ = crypto_generichash(out.baseAddress!, Self.byteCount, data.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -53,14 +53,14 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
 ///
 /// A class because libsodium's state must stay at one 64-byte-aligned
 /// address between calls.
-final class ContentHasher {
+public final class ContentHasher {
     private let state: UnsafeMutableRawPointer
     private var finished = false
 
     /// `sodium_init` once per process; it is safe to call again, but costs a lock.
     static let initialised: Bool = sodium_init() >= 0
 
-    init() {
+    public init() {
         precondition(Self.initialised, "libsodium could not be initialised")
         state = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
         _ = crypto_generichash_init(OpaquePointer(state), nil, 0, ContentHash.byteCount)
@@ -68,18 +68,18 @@ final class ContentHasher {
 
     deinit { state.deallocate() }
 
-    func update(_ buffer: UnsafeRawBufferPointer) {
+    public func update(_ buffer: UnsafeRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         _ = crypto_generichash_update(OpaquePointer(state),
                                       base.assumingMemoryBound(to: UInt8.self), UInt64(buffer.count))
     }
 
-    func update(_ bytes: [UInt8]) {
+    public func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// The digest of everything fed so far. Call once.
-    func finish() -> ContentHash {
+    public func finish() -> ContentHash {
         precondition(!finished, "ContentHasher.finish called twice")
         finished = true
         var out = [UInt8](repeating: 0, count: ContentHash.byteCount)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Containers
+@testable import Backups
+import ContainersTestSupport
 import PropertyList
 
 /// The parts of the restic target that need no repository: the version

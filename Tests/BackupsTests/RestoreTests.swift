@@ -2,6 +2,8 @@ import AppHomeSystem
 import Foundation
 import Testing
 @testable import Containers
+@testable import Backups
+import ContainersTestSupport
 import PropertyList
 
 @Suite struct RestoreTests {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 
 /// The threads of a backup beside the walk's: one creates and writes the
 /// temp files of new objects (`.incoming/<64 hex>`) while the walk goes on

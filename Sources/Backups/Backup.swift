@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 import CXattr
 import Preferences
 import PropertyList

@@ -1,4 +1,5 @@
 import AppHomeSystem
+import Containers
 import PropertyList
 
 /// One item of an app's home recorded in a backup.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import AppHomeSystem
+import Containers
 import Preferences
 import PropertyList
 
@@ -242,7 +243,7 @@ extension BackupService {
         let manifestPath = target + "/AppHome/manifest.plist"
         let manifest: BackupManifest
         do {
-            manifest = try BackupStore(directory: target).readManifest(manifestPath)
+            manifest = try BackupStore.readManifest(manifestPath, below: target)
         } catch {
             if case .backupMissing = error { throw ContainersError.backupDamaged(path: label, reason: "it holds no AppHome manifest") }
             if case .backupDamaged(_, let reason) = error { throw ContainersError.backupDamaged(path: label, reason: reason) }
@@ -255,7 +256,7 @@ extension BackupService {
         for group in manifest.groups.keys { groups[group] = target + "/groups/" + group.rawValue }
         let transaction = try registry.beginTransaction()
         defer { transaction.end() }
-        let report = try restore(manifest, manifestPath: label, source: .tree(home: target + "/home", groups: groups),
+        let report = try restore(manifest, manifestPath: label, source: .tree(top: target, home: target + "/home", groups: groups),
                                  bundle: bundle, secrets: secrets, allowDowngrade: allowDowngrade, transaction: transaction)
         return (report, chosen)
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Containers
+@testable import Backups
+import ContainersTestSupport
 import PropertyList
 import CTestSupport
 
