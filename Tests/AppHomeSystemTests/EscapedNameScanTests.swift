@@ -16,9 +16,9 @@ import Testing
         "Sources/SyncedPreferences/KeyValueStoreLimits.swift": (["key.string", "key.string.prefix(80)"], "keys of another machine's log"),
         "Sources/AppHomeCommand/SyncVerbs.swift": (["log.name", "log.summary", "name"], "sync folder names and what their logs say"),
         "Sources/KeyedArchive/KeyedArchiveError.swift": (["name", "detail", "what", "version"], "an archive's $archiver, class names and keys"),
-        "Sources/Containers/Backup/Restore.swift": (["e.path", "bundleName", "label)\\(e.path"], "paths in a backup's manifest"),
-        "Sources/Containers/Backup/ResticBackup.swift": (["detail", "manifest.bundleIdentifier.rawValue"], "restic's output and a snapshot's manifest"),
-        "Sources/Containers/Backup/Restic.swift": (["detail", "found"], "restic's output"),
+        "Sources/Backups/Restore.swift": (["e.path", "bundleName", "label)\\(e.path"], "paths in a backup's manifest"),
+        "Sources/Backups/ResticBackup.swift": (["detail", "manifest.bundleIdentifier.rawValue"], "restic's output and a snapshot's manifest"),
+        "Sources/Backups/Restic.swift": (["detail", "found"], "restic's output"),
     ]
 
     @Test func namesFromElsewhereAreNeverInterpolatedRaw() throws {
