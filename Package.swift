@@ -26,7 +26,7 @@ let package = Package(
     targets: [
         // The system layer under everything: file system, locks, errors, random,
         // hex, paths, clock, with a failure-injection seam. Foundation-free.
-        .target(name: "AppHomeSystem"),
+        .target(name: "AppHomeSystem", dependencies: ["PropertyList"]),
         // Foundation-free on purpose: start-up time of `defaults` is the budget.
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["AppHomeSystem", "PropertyList"]),
@@ -56,7 +56,9 @@ let package = Package(
         // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
-        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup"]),
+        // libseccomp: the seccomp filter of an app's sandbox (`apphome run`), handed to bubblewrap.
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
+        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "SQLiteBackup", "CSeccomp"]),
         // The synced key-value stores (com.apple.developer.ubiquity-kvstore-identifier): limits,
         // per-device change logs with hybrid logical clocks, the merge, the Swift API.
         .target(name: "SyncedPreferences", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "PrefsProtocol"]),

@@ -54,8 +54,11 @@ enum Subprocess {
         return variables
     }
 
+    ///
+    /// - Parameter detached: a new session, standard input and output on
+    ///   `/dev/null` (a daemon that outlives the caller).
     static func spawn(_ arguments: [String], environment: [String: String], workingDirectory: String?,
-                      newProcessGroup: Bool = false) throws -> pid_t {
+                      newProcessGroup: Bool = false, detached: Bool = false) throws -> pid_t {
         precondition(!arguments.isEmpty)
         var argv = arguments
         var chdirAction: String? = workingDirectory
@@ -77,6 +80,10 @@ enum Subprocess {
         if newProcessGroup {
             flags |= Int32(POSIX_SPAWN_SETPGROUP)
             posix_spawnattr_setpgroup(&attributes, 0)
+        }
+        if detached {
+            flags |= 0x80  // POSIX_SPAWN_SETSID (glibc ≥ 2.26)
+            for fd: Int32 in [0, 1] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
         }
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
@@ -101,6 +108,45 @@ enum Subprocess {
         }
         guard rc == 0 else { throw SystemError("posix_spawn", path: argv[0], errno: rc) }
         return pid
+    }
+
+    /// `pipe`, both ends close-on-exec (the Swift Glibc module has no `pipe2`).
+    static func pipeCloseOnExec(_ fds: inout [Int32]) -> Bool {
+        guard pipe(&fds) == 0 else { return false }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        return true
+    }
+
+    /// Runs `arguments` (stdin and stderr on `/dev/null`) and returns what
+    /// it printed on stdout (at most 1 MiB), or `nil` when it failed.
+    static func output(_ arguments: [String]) throws -> String? {
+        var fds: [Int32] = [-1, -1]
+        guard Subprocess.pipeCloseOnExec(&fds) else { throw SystemError("pipe2", path: "", errno: errno) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let cArgs = arguments.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var noEnvironment: [UnsafeMutablePointer<CChar>?] = [nil]
+        var pid: pid_t = 0
+        let rc = cArgs.withUnsafeBufferPointer { a in posix_spawn(&pid, arguments[0], &actions, nil, a.baseAddress!, &noEnvironment) }
+        close(fds[1])
+        defer { close(fds[0]) }
+        guard rc == 0 else { throw SystemError("posix_spawn", path: arguments[0], errno: rc) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while bytes.count < 1 << 20 {
+            let n = chunk.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        guard case .exited(0) = try wait(pid) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Waits for `pid`; with a `timeout` (seconds), kills its process group
