@@ -84,5 +84,10 @@ extension AppHomeCommand {
     func announceUnsandboxed(_ id: BundleIdentifier, _ options: RunOptions) {
         guard !options.sandbox else { return }
         console.err("apphome: warning: \(id.rawValue) runs WITHOUT a sandbox (--no-sandbox): it can read and change every file of the user\n")
+        // And in the journal (syslog, which journald collects), for whoever looks later.
+        let line = "\(id.rawValue) started WITHOUT a sandbox (apphome run --no-sandbox, pid \(getpid()))"
+        line.withCString { text in
+            withVaList([text]) { vsyslog(LOG_USER | LOG_WARNING, "apphome: %s", $0) }
+        }
     }
 }

@@ -192,9 +192,15 @@ struct SandboxLauncher {
             mounts += ["--ro-bind", path, path]
             visible.append(path)
         }
-        guard !real.hasPrefix("/usr/"), Self.isELF(real) else { return (mounts, []) }
+        // The command, and the programs at the top of the bundle (what the
+        // app starts itself), when they are ELF programs outside /usr.
+        var programs = real.hasPrefix("/usr/") ? [] : [real]
+        for name in ((try? FileSystem.directoryEntries(home.app)) ?? []).sorted().prefix(16) {
+            let p = home.app + "/" + name
+            if p != real { programs.append(p) }
+        }
         var seen = Set<String>()
-        for library in Self.sharedLibraries(of: real) {
+        for library in programs.filter(Self.isELF).flatMap(Self.sharedLibraries(of:)) {
             let dir = FileSystem.parentDirectory(Self.realPath(library) ?? library)
             guard !shown(dir + "/x"), !dir.hasPrefix("/lib"), !dir.hasPrefix("/etc"), !seen.contains(dir) else { continue }
             seen.insert(dir)
@@ -221,9 +227,11 @@ struct SandboxLauncher {
     }
 
     static func isELF(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_mode & 0o111 != 0 else { return false }
         var magic = [UInt8](repeating: 0, count: 4)
         return read(fd, &magic, 4) == 4 && magic == [0x7f, 0x45, 0x4c, 0x46]
     }

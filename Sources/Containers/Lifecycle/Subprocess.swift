@@ -55,8 +55,9 @@ enum Subprocess {
     }
 
     ///
-    /// - Parameter detached: a new session, standard input and output on
-    ///   `/dev/null` (a daemon that outlives the caller).
+    /// - Parameter detached: a new session, standard input, output and error on
+    ///   `/dev/null` (a daemon that outlives the caller; prefsd, which logs to
+    ///   the journal under systemd, is then quiet).
     static func spawn(_ arguments: [String], environment: [String: String], workingDirectory: String?,
                       newProcessGroup: Bool = false, detached: Bool = false) throws -> pid_t {
         precondition(!arguments.isEmpty)
@@ -83,7 +84,7 @@ enum Subprocess {
         }
         if detached {
             flags |= 0x80  // POSIX_SPAWN_SETSID (glibc ≥ 2.26)
-            for fd: Int32 in [0, 1] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
+            for fd: Int32 in [0, 1, 2] { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
         }
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
