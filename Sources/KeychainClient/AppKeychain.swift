@@ -92,6 +92,10 @@ public final class AppKeychain {
             connection = try PrefsdSettings(configuration: configuration).connect(root: root)
         } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
         guard let connection else {
+            if configuration.sandbox != nil {
+                // The keychain's files are not visible in an app's sandbox: prefsd is the one door.
+                throw .prefsd("inside an app's sandbox the keychain is reached only through prefsd, and none answers (APPHOME_PREFSD=off, or no socket)")
+            }
             beforeOpeningFiles?(root)
             return local
         }

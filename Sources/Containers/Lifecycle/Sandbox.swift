@@ -188,7 +188,8 @@ struct SandboxLauncher {
         func shown(_ p: String) -> Bool {
             p.hasPrefix("/usr/") || visible.contains { p == $0 || p.hasPrefix($0 + "/") }
         }
-        if name.hasPrefix("/") && !shown(real) && !shown(path) {
+        // Named by path, or found in the caller's PATH (which the app keeps).
+        if path.hasPrefix("/") && !shown(real) && !shown(path) {
             mounts += ["--ro-bind", path, path]
             visible.append(path)
         }
