@@ -34,10 +34,15 @@ public struct RunRecord: Sendable, Equatable {
         ]
         guard let bytes = try? PlistCodec.encode(.dictionary(d), format: .binary) else { return nil }
         let path = layout.runsDirectory + "/" + instance + ".plist"
-        do {
-            try FileSystem.makeDirectories(layout.runsDirectory)
-            try FileSystem.writeAtomically(bytes, to: path)
-        } catch { return nil }
+        // Not synced: a record lives only as long as the run (a stale one is skipped and removed).
+        if !FileSystem.isDirectory(layout.runsDirectory) { try? FileSystem.makeDirectories(layout.runsDirectory) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        do { try FileSystem.writeAll(fd, bytes, path: path) } catch {
+            unlink(path)
+            return nil
+        }
         return path
     }
 
