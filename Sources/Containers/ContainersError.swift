@@ -159,7 +159,7 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
                 + "bubblewrap needs user namespaces (a container or a kernel setting such as kernel.unprivileged_userns_clone=0 or "
                 + "user.max_user_namespaces=0 may forbid them); 'apphome run --no-sandbox' runs the app without a sandbox (it can then read every file of the user)"
         case .sandboxCommandFailed(let command, let status):
-            return "the sandbox was made but \(command) could not be started in it (status \(status), bubblewrap's message is above): "
+            return "bubblewrap could not finish the sandbox or start \(command) in it (status \(status), its message is above): "
                 + "only /usr, the app's home and bundle, its app groups and the command named by path are visible there"
         case .invalidFileName(let path, let kind):
             return "the \(kind) name \(path) is not valid UTF-8 (shown with its bytes escaped): AppHome refuses a name it cannot read as text"

@@ -227,6 +227,42 @@ struct SandboxTests {
         }
     }
 
+    /// `--talk-name` passes a session bus filtered by the real
+    /// xdg-dbus-proxy: the bus answers through it, and what the app was
+    /// not granted (owning a name) it refuses.
+    @Test func talkNamePassesAFilteredSessionBus() throws {
+        try installApps()
+        let address = "unix:path=" + t.base.appendingPathComponent("bus").path
+        let bus = try Subprocess.start(URL(fileURLWithPath: "/usr/bin/dbus-daemon"), ["--session", "--nofork", "--address=" + address],
+                                       environment: t.environment(), ioDirectory: t.io, timeout: 120)
+        defer { bus.kill(); _ = try? bus.finish() }
+        var ready = false
+        for _ in 0..<200 where !ready {
+            ready = FileManager.default.fileExists(atPath: t.base.appendingPathComponent("bus").path)
+            if !ready { usleep(20_000) }
+        }
+        try #require(ready, "dbus-daemon did not start")
+        let names = "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ListNames | grep -o '\"[a-z][^\"]*\"' | sort | tr '\\n' ' '"
+        let outside = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", names], environment: t.environment(["DBUS_SESSION_BUS_ADDRESS": address]),
+                                         ioDirectory: t.io)
+        #expect(outside.stdout.contains("\"org.freedesktop.DBus\""), "\(outside)")
+        let inside = try apphome(["run", Self.walled, "--talk-name", "com.example.Allowed", "--", "/bin/sh", "-c",
+                                  "echo $DBUS_SESSION_BUS_ADDRESS; " + names], env: ["DBUS_SESSION_BUS_ADDRESS": address])
+        #expect(inside.status == 0 && inside.stdout.hasPrefix("unix:path=/run/apphome/bus\n"), "\(inside)")
+        #expect(inside.stdout.contains("\"org.freedesktop.DBus\""), "\(inside)")
+        // The proxy is gone with the app, its socket too.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: t.runtimeDirectory.path + "/apphome").filter { $0.hasPrefix("bus-") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        // Taking a name is the proxy's to refuse (no --own): outside, the same call succeeds.
+        let take = "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.RequestName string:com.example.Stolen uint32:0"
+        let tookOutside = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", take], environment: t.environment(["DBUS_SESSION_BUS_ADDRESS": address]),
+                                             ioDirectory: t.io)
+        #expect(tookOutside.status == 0 && tookOutside.stdout.contains("uint32 1"), "\(tookOutside)")
+        let tookInside = try apphome(["run", Self.walled, "--talk-name", "com.example.Allowed", "--", "/bin/sh", "-c", take],
+                                     env: ["DBUS_SESSION_BUS_ADDRESS": address])
+        #expect(tookInside.status != 0 && !tookInside.stdout.contains("uint32 1"), "\(tookInside)")
+    }
+
     @Test func servicesKnowTheAppByItsSandboxNotByItsEnvironment() throws {
         try installApps()
         let walledHome = try home(of: Self.walled)

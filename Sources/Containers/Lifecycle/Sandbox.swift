@@ -97,7 +97,8 @@ struct SandboxLauncher {
         defer { bus?.stop() }
         if !options.talkNames.isEmpty {
             bus = try BusProxy.start(program: try find(options.dbusProxy, what: "xdg-dbus-proxy (Debian package xdg-dbus-proxy)"),
-                                     address: base["DBUS_SESSION_BUS_ADDRESS"], names: options.talkNames, directory: home.tmp, instance: instance)
+                                     address: base["DBUS_SESSION_BUS_ADDRESS"], names: options.talkNames,
+                                     runtimeDirectory: base["XDG_RUNTIME_DIR"], instance: instance)
         }
         let socket = try prefsdSocket()
         var env = environment.filter { Self.keptVariables.contains($0.key) || $0.key.hasPrefix("LC_") || Self.appVariables.contains($0.key) }
@@ -339,16 +340,31 @@ struct SandboxLauncher {
 /// talk to; its socket is bound into the sandbox.
 struct BusProxy {
     let socket: String
+    /// A directory made for the socket alone (removed with it), or `nil`.
+    let madeDirectory: String?
     let pid: pid_t
     /// The pipe whose closing tells the proxy to exit.
     let keepAlive: Int32
 
-    static func start(program: String, address: String?, names: [String], directory: String, instance: String) throws(ContainersError) -> BusProxy {
+    /// The proxy's socket goes in `$XDG_RUNTIME_DIR/apphome` (the user's
+    /// private runtime directory), else in a fresh 0700 directory under /tmp.
+    static func start(program: String, address: String?, names: [String], runtimeDirectory: String?, instance: String) throws(ContainersError) -> BusProxy {
         guard let address, !address.isEmpty else {
             throw .sandboxUnavailable("--talk-name needs the session bus, and DBUS_SESSION_BUS_ADDRESS is not set")
         }
         for name in names { try RunOptions.checkTalkName(name) }
-        let socket = directory + "/.apphome-bus-" + instance
+        var directory: String
+        var made: String?
+        if let runtimeDirectory, runtimeDirectory.hasPrefix("/"), (try? FileSystem.makeDirectories(runtimeDirectory + "/apphome")) != nil {
+            directory = runtimeDirectory + "/apphome"
+        } else {
+            var template = Array("/tmp/apphome-bus-XXXXXX".utf8CString)
+            guard let madeName = mkdtemp(&template) else { throw .system(SystemError("mkdtemp", path: "/tmp", errno: errno)) }
+            directory = String(cString: madeName)
+            made = directory
+        }
+        let socket = directory + "/bus-" + instance
+        guard socket.utf8.count < 108 else { throw .sandboxUnavailable("the bus proxy's socket path \(socket) is too long for a Unix socket") }
         var ready: [Int32] = [-1, -1]
         guard Subprocess.pipeCloseOnExec(&ready) else { throw .system(SystemError("pipe2", path: "", errno: errno)) }
         _ = fcntl(ready[1], F_SETFD, 0)
@@ -364,14 +380,15 @@ struct BusProxy {
         // The proxy writes one byte to --fd once it listens, and exits when the pipe closes.
         var pfd = pollfd(fd: ready[0], events: Int16(POLLIN), revents: 0)
         var byte: UInt8 = 0
-        guard poll(&pfd, 1, 5_000) == 1, read(ready[0], &byte, 1) == 1 else {
+        guard poll(&pfd, 1, 5_000) == 1, read(ready[0], &byte, 1) == 1, FileSystem.exists(socket) else {
             close(ready[0])
             kill(pid, SIGTERM)
             _ = try? Subprocess.wait(pid)
             unlink(socket)
+            if let made { rmdir(made) }
             throw .sandboxUnavailable("xdg-dbus-proxy did not start on \(address)")
         }
-        return BusProxy(socket: socket, pid: pid, keepAlive: ready[0])
+        return BusProxy(socket: socket, madeDirectory: made, pid: pid, keepAlive: ready[0])
     }
 
     func stop() {
@@ -379,5 +396,6 @@ struct BusProxy {
         kill(pid, SIGTERM)
         _ = try? Subprocess.wait(pid)
         unlink(socket)
+        if let madeDirectory { rmdir(madeDirectory) }
     }
 }
