@@ -17,6 +17,9 @@ RELEASE_FLAGS := -c release
 # libglib2.0-dev) and libgcrypt: apphome-secretd, the Secret Service AppHome provides).
 # libsoup 3: the Settings app's HTTP server (apphome-settings).
 BUILD_PACKAGES := pkg-config libsodium-dev libsqlite3-dev libsecret-1-dev libglib2.0-dev libgcrypt20-dev libsoup-3.0-dev
+# An app's sandbox (`apphome run`): libseccomp builds its filter; bubblewrap makes it and
+# xdg-dbus-proxy filters the session bus into it (run-time tools, and the tests' real clients).
+BUILD_PACKAGES += libseccomp-dev bubblewrap xdg-dbus-proxy
 # The demo (examples/demo.sh): python3 names a backup object by its hash.
 DEMO_PACKAGES  := python3
 # The tests and benchmarks: their peers (libplist, gsettings/dconf, sqlite3, secret-tool,

@@ -28,7 +28,7 @@ let package = Package(
     targets: [
         // The system layer under everything: file system, locks, errors, random,
         // hex, paths, clock, with a failure-injection seam. Foundation-free.
-        .target(name: "AppHomeSystem"),
+        .target(name: "AppHomeSystem", dependencies: ["PropertyList"]),
         // Foundation-free on purpose: start-up time of `defaults` is the budget.
         .target(name: "PropertyList"),
         .target(name: "Preferences", dependencies: ["AppHomeSystem", "PropertyList"]),
@@ -58,7 +58,9 @@ let package = Package(
         // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
-        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr"]),
+        // libseccomp: the seccomp filter of an app's sandbox (`apphome run`), handed to bubblewrap.
+        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
+        .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "CSeccomp"]),
         // The backup engine on the lifecycle's public surface: the store, manifests, consistent
         // reads, ObjectWriter, restore, prune, restic. Containers never imports it.
         .target(name: "Backups", dependencies: ["AppHomeSystem", "Containers", "Preferences", "PropertyList", "CXattr", "SQLiteBackup"]),

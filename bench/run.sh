@@ -19,6 +19,8 @@
 #           second, vs plain restic backup (bench/restic_backup.sh; SKIP_RESTIC=1 skips it)
 #   update  apphome update (rename, journaled) vs cp -a; apphome doctor on 50 healthy apps
 #           (bench/apphome_update.sh; SKIP_APPHOME_UPDATE=1 skips it)
+#   sandbox apphome run <id> -- /bin/true vs a bare bwrap with the same mounts, median
+#           difference <= 5 ms (bench/sandbox.sh; SKIP_SANDBOX=1 skips it)
 #   keychain  1,000 `security find-generic-password -w` runs and 1,000 in-process look-ups per
 #             accessibility class (unlocked, locked, key file)
 #             vs `secret-tool lookup` and libsecret on gnome-keyring (bench/keychain.sh; SKIP_KEYCHAIN=1)
@@ -229,6 +231,12 @@ part() { # part NAME COMMAND...
 if [[ ${SKIP_APPHOME_UPDATE:-0} != 1 && -x $BIN_DIR/apphome ]]; then
     log "apphome update of 1,000 files / 100 MB in Documents vs cp -a"
     part update "$here/apphome_update.sh"
+fi
+
+# --- the sandbox: apphome run vs a bare bwrap with the same mounts ------------------------------
+if [[ ${SKIP_SANDBOX:-0} != 1 && -x $BIN_DIR/apphome ]]; then
+    log "apphome run <id> -- /bin/true vs bwrap with the same mounts (target: <= 5 ms more)"
+    BIN_DIR=$BIN_DIR "$here/sandbox.sh"
 fi
 
 # --- containers: update by rename, incremental backup (bench/containers.sh) ------------------

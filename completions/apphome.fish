@@ -47,6 +47,10 @@ complete -c apphome -n "__fish_seen_subcommand_from uninstall info container get
 complete -c apphome -n "__fish_seen_subcommand_from install update sign verify keygen restore" -F
 complete -c apphome -n "__fish_seen_subcommand_from uninstall doctor prune-backups" -l dry-run -d 'change nothing'
 complete -c apphome -n "__fish_seen_subcommand_from list" -l json -d 'print JSON'
+complete -c apphome -n "__fish_seen_subcommand_from list" -l running -d 'the apps running now'
+complete -c apphome -n "__fish_seen_subcommand_from run launch" -l no-sandbox -d 'run without the sandbox'
+complete -c apphome -n "__fish_seen_subcommand_from run launch" -l no-network -d 'cut the network'
+complete -c apphome -n "__fish_seen_subcommand_from run launch" -l talk-name -x -d 'a session-bus name the app may talk to'
 complete -c apphome -n "__fish_seen_subcommand_from purge-caches" -l target-free -x -d 'SIZE to free (500M, 2G)'
 complete -c apphome -n "__fish_seen_subcommand_from backup" -l all -d 'every installed app'
 complete -c apphome -n "__fish_seen_subcommand_from backup" -l to -r -a '(__fish_complete_directories)'

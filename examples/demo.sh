@@ -10,6 +10,9 @@ defaults="$BIN_DIR/defaults"
 root=$(mktemp -d "${TMPDIR:-/tmp}/apphome-demo.XXXXXX")
 trap 'for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done; rm -rf "$root"' EXIT
 export APPHOME_ROOT="$root"
+# Files, not a prefsd: no `apphome run` below starts one on the user's own socket
+# (the prefsd part starts its own, on the demo's socket).
+export APPHOME_PREFSD=off
 
 # shell_quote WORD...: the words as a shell reads them back (single quotes where needed),
 # so that every command the demo echoes can be pasted as it is.
@@ -140,7 +143,6 @@ export APPHOME_KEYCHAIN_KEY_STORE=file   # the demo has no Secret Service; keep 
 printf '\n$ %s\n' "export APPHOME_KEYCHAIN_KEY_STORE=file"
 printf '$ %s\n' "printf 'hunter2' | $security --app com.example.ScaryBugs add-generic-password -a ray -s sync.example.com -l 'ScaryBugs sync'"
 printf 'hunter2' | "$security" --app com.example.ScaryBugs add-generic-password -a ray -s sync.example.com -l 'ScaryBugs sync'
-step "$apphome" run com.example.ScaryBugs -- "$security" find-generic-password -a ray -s sync.example.com -w
 step "$security" --app com.example.ScaryBugs dump-keychain
 
 echo
@@ -157,6 +159,10 @@ watch_pid=$!
 sleep 0.3
 APPHOME_PREFSD=require step "$defaults" write com.example.ScaryBugs lastBug -string "Spider"
 APPHOME_PREFSD=require step "$defaults" read com.example.ScaryBugs lastBug
+# In its sandbox an app sees neither the keychain's files nor the registry: prefsd's
+# socket is its one door, and prefsd knows it as ScaryBugs by its sandbox.
+APPHOME_PREFSD=require step "$apphome" run com.example.ScaryBugs -- "$security" find-generic-password -a ray -s sync.example.com -w
+APPHOME_PREFSD=require step "$apphome" run com.example.ScaryBugs -- sh -c 'ls "$APPHOME_ROOT/Applications" | wc -l; ls ~/.. 2>&1 | head -1'
 sleep 0.3
 kill "$watch_pid" 2>/dev/null || true
 wait "$watch_pid" 2>/dev/null || true

@@ -49,6 +49,9 @@ depends=${depends#shlibs:Depends=}
 # libsecret is loaded with dlopen on the first Secret Service call (never linked, so
 # dpkg-shlibdeps cannot see it): named by hand.
 case $depends in *libsecret-1-0*) ;; *) depends="$depends, libsecret-1-0 (>= 0.20)" ;; esac
+# `apphome run` makes an app's sandbox with bubblewrap, its session bus with xdg-dbus-proxy
+# (programs it runs, which dpkg-shlibdeps cannot see either).
+depends="$depends, bubblewrap (>= 0.8.0), xdg-dbus-proxy"
 
 install -d -m 0755 "$stage/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)

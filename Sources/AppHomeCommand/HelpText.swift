@@ -28,17 +28,26 @@ enum HelpText {
                                          --dry-run lists what would go and changes nothing;
                                          its synced key-value store stays on the other machines
                                          unless --forget-synced removes every key everywhere
-      list [--json]                      list installed apps
+      list [--json] [--running]          list installed apps; --running: the apps running
+                                         now, and whether each is in its sandbox
       info <bundle-id>                   show an installed app's details
       container <bundle-id> [KIND]       print one path of an app; KIND is
                                          app (default), data, documents, library, caches or tmp;
                                          groups prints GROUP-ID<TAB>PATH per app group;
                                          get_app_container (simctl's name) is another name for it
-      run <bundle-id> -- CMD [ARG...]    run CMD inside the app's home and environment
-                                         (XDG_CONFIG_HOME is its Library/Preferences, so
-                                         Foundation's UserDefaults is the app's domain)
-      launch <bundle-id> [--] [ARG...]   start the installed bundle's CFBundleExecutable in
-                                         its home as run does; its exit status is apphome's
+      run <bundle-id> [--no-sandbox] [--no-network] [--talk-name NAME]... -- CMD [ARG...]
+                                         run CMD in the app's sandbox (bubblewrap: its home,
+                                         bundle and app groups, /usr, prefsd's socket; no
+                                         other app's files, no ~, no keychain files) with
+                                         its home's environment (XDG_CONFIG_HOME is its
+                                         Library/Preferences, so Foundation's UserDefaults
+                                         is the app's domain); --no-network cuts the
+                                         network; --talk-name passes that session-bus name
+                                         through xdg-dbus-proxy (never the Secret Service);
+                                         --no-sandbox runs it unconfined, and says so
+      launch <bundle-id> [--no-sandbox] [--no-network] [--talk-name NAME]... [--] [ARG...]
+                                         start the installed bundle's CFBundleExecutable
+                                         as run does; its exit status is apphome's
       doctor [--dry-run]                 find and repair what a crash left (interrupted
                                          install/update/uninstall, orphaned homes, stray files);
                                          rebuild a lost or damaged registry from the homes

@@ -5,13 +5,17 @@ import PropertyList
 extension AppHomeCommand {
     /// `list [--json]`.
     func list(_ args: [String]) throws {
-        var json = false
+        var json = false, running = false
         for arg in args {
-            if arg == "--json" { json = true } else if arg.hasPrefix("-") {
+            if arg == "--json" { json = true } else if arg == "--running" { running = true } else if arg.hasPrefix("-") {
                 throw CommandFailure.usage("unknown option '\(arg)'")
             } else {
                 throw CommandFailure.usage("unexpected argument '\(arg)'")
             }
+        }
+        if running {
+            listRunning(json: json)
+            return
         }
         let entries = try manager.registry.read().sortedEntries
         if json {
@@ -41,6 +45,28 @@ extension AppHomeCommand {
             var line = ""
             for i in 0..<3 { line += row[i] + String(repeating: " ", count: widths[i] - row[i].count + 2) }
             console.out(line + row[3] + "\n")
+        }
+    }
+
+    /// `list --running`: the apps `apphome run` and `launch` run now, and
+    /// whether each is confined (an unsandboxed one says so in capitals).
+    func listRunning(json: Bool) {
+        let records = RunRecord.running(in: manager.layout)
+        if json {
+            let objects = records.map { r in
+                "  {\"bundleIdentifier\": \(JSON.string(r.bundleIdentifier)), \"pid\": \(r.pid), \"sandboxed\": \(r.sandboxed), "
+                    + "\"network\": \(r.network), \"instance\": \(JSON.string(r.instance))}"
+            }
+            console.out(objects.isEmpty ? "[]\n" : "[\n" + objects.joined(separator: ",\n") + "\n]\n")
+            return
+        }
+        let rows = [["BUNDLE ID", "PID", "SANDBOX"]] + records.map { r in
+            [r.bundleIdentifier, String(r.pid), r.sandboxed ? (r.network ? "yes" : "yes, no network") : "NO (--no-sandbox)"]
+        }
+        let w0 = rows.map(\.[0].count).max() ?? 0, w1 = rows.map(\.[1].count).max() ?? 0
+        for row in rows {
+            console.out(row[0] + String(repeating: " ", count: w0 - row[0].count + 2) + row[1]
+                        + String(repeating: " ", count: w1 - row[1].count + 2) + row[2] + "\n")
         }
     }
 

@@ -10,8 +10,12 @@
 /// | `APPHOME_KEYCHAIN_KEY_STORE` | ``keyStore`` (`file` forces the key file) |
 /// | `DBUS_SESSION_BUS_ADDRESS` | ``sessionBusAvailable`` |
 /// | `APPHOME_KEYCHAIN_KEY_CACHE` | ``keyCacheSeconds`` (unset: until reboot) |
-/// | `APPHOME_BUNDLE_ID` | ``bundleIdentifier`` (set by `apphome run`) |
-/// | `APPHOME_HOME` | ``appHome`` (set by `apphome run`) |
+/// | `APPHOME_BUNDLE_ID` | ``bundleIdentifier`` (set by `apphome run`; inside a sandbox, the sandbox's app instead) |
+/// | `APPHOME_HOME` | ``appHome`` (set by `apphome run`; inside a sandbox, the sandbox's home instead) |
+///
+/// Besides the environment, ``sandbox`` is the file `/.apphome-info` of the
+/// process's own root: inside an app's sandbox it decides which app the
+/// command acts for, whatever the environment says.
 /// | `LISTEN_PID`, `LISTEN_FDS` | ``socketActivation`` (systemd, for prefsd) |
 /// | `APPHOME_MANAGED_DIR` | ``managedDirectory`` (default ``defaultManagedDirectory``) |
 /// | `PATH`, `HOME`, `LANG`, `LC_ALL`, `TZ`, `TMPDIR` | ``hookVariables`` (what uninstall hooks are given) |
@@ -51,6 +55,9 @@ public struct Configuration: Sendable, Equatable {
     public var bundleIdentifier: String?
     /// The app home a command runs in, when started inside `apphome run`.
     public var appHome: String?
+    /// The app's sandbox this command runs in (``SandboxInfo/current()``),
+    /// or `nil` outside any.
+    public var sandbox: SandboxInfo?
     /// systemd socket activation: the process it was meant for and how many
     /// descriptors it passed.
     public var socketActivation: (pid: Int32, count: Int)?
@@ -75,7 +82,7 @@ public struct Configuration: Sendable, Equatable {
 
     /// Whether the command runs in an app's context (inside `apphome run`
     /// or `launch`): then the user's login keychain is out of its reach.
-    public var inAppContext: Bool { bundleIdentifier != nil || appHome != nil }
+    public var inAppContext: Bool { sandbox != nil || bundleIdentifier != nil || appHome != nil }
 
     /// The names copied into ``hookVariables``.
     public static let hookVariableNames = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"]
@@ -84,7 +91,7 @@ public struct Configuration: Sendable, Equatable {
                 socketPath: String? = nil, keyStore: KeyStore = .automatic, sessionBusAvailable: Bool = false,
                 keyCacheSeconds: UInt32? = nil, bundleIdentifier: String? = nil, appHome: String? = nil,
                 socketActivation: (pid: Int32, count: Int)? = nil, hookVariables: [String: String] = [:],
-                managedDirectory: String = Configuration.defaultManagedDirectory) {
+                managedDirectory: String = Configuration.defaultManagedDirectory, sandbox: SandboxInfo? = nil) {
         self.root = root
         self.serviceMode = serviceMode
         self.socketPath = socketPath
@@ -93,6 +100,12 @@ public struct Configuration: Sendable, Equatable {
         self.keyCacheSeconds = keyCacheSeconds
         self.bundleIdentifier = bundleIdentifier
         self.appHome = appHome
+        self.sandbox = sandbox
+        if let sandbox {
+            // The sandbox names the app; the environment cannot change it.
+            self.bundleIdentifier = sandbox.bundleIdentifier
+            self.appHome = sandbox.home
+        }
         self.socketActivation = socketActivation
         self.hookNames = []
         self.hookValues = []
@@ -117,7 +130,8 @@ public struct Configuration: Sendable, Equatable {
             bundleIdentifier: value("APPHOME_BUNDLE_ID"),
             appHome: value("APPHOME_HOME"),
             socketActivation: value("LISTEN_PID").flatMap(Int32.init).flatMap { pid in value("LISTEN_FDS").flatMap(Int.init).map { (pid, $0) } },
-            managedDirectory: value("APPHOME_MANAGED_DIR") ?? Self.defaultManagedDirectory)
+            managedDirectory: value("APPHOME_MANAGED_DIR") ?? Self.defaultManagedDirectory,
+            sandbox: SandboxInfo.current())
         // Set but empty counts here: a hook is given `LANG=` as the command was.
         for name in Self.hookVariableNames {
             if let v = variable(name) {
@@ -142,7 +156,7 @@ public struct Configuration: Sendable, Equatable {
             && a.bundleIdentifier == b.bundleIdentifier && a.appHome == b.appHome && a.socketActivation?.pid == b.socketActivation?.pid
             && a.socketActivation?.count == b.socketActivation?.count
             && (a.hookNames == b.hookNames ? a.hookValues == b.hookValues : a.hookVariables == b.hookVariables)
-            && a.managedDirectory == b.managedDirectory
+            && a.managedDirectory == b.managedDirectory && a.sandbox == b.sandbox
     }
 }
 

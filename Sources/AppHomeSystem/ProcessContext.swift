@@ -7,28 +7,57 @@ import Glibc
 public enum ProcessContext {
     /// The variables `apphome run` and `launch` set, as `NAME=` bytes.
     static let contextVariables: [[UInt8]] = [Array("APPHOME_BUNDLE_ID=".utf8), Array("APPHOME_HOME=".utf8)]
+    /// The most environment read: far above what `execve` accepts (a
+    /// quarter of an 8 MiB stack limit, 32 pages per string).
+    static let maximumEnvironment = 64 << 20
 
-    /// The app whose context the process `pid` was started in (the value of
-    /// its `APPHOME_BUNDLE_ID` or `APPHOME_HOME`, which `apphome run` and
-    /// `apphome launch` set), read from `/proc/<pid>/environ`; `nil` for none,
-    /// or when `pid` is unknown or gone.
+    /// The app the process `pid` acts for, or `nil` for the user.
     ///
-    /// A safeguard, not isolation: a same-user process can start a child with
-    /// a clean environment. It keeps an app's ordinary calls (git, keyring,
-    /// secret-tool inside `apphome run`) from reaching the user's secrets.
+    /// Its sandbox decides first (``PeerIdentity``): a process in an app's
+    /// sandbox is that app whatever its environment, and one whose sandbox
+    /// cannot be told is an app too (fail closed). Only a process outside
+    /// any sandbox is then looked at by its environment, which can only
+    /// narrow it to an app (``appContext(ofUnconfinedProcess:)``), never widen it.
     public static func appContext(ofProcess pid: Int32) -> String? {
+        guard pid > 0 else { return nil }
+        return appContext(pid: pid, sandbox: PeerIdentity.sandbox(ofProcess: pid))
+    }
+
+    /// ``appContext(ofProcess:)`` for the peer of the connected Unix socket
+    /// `fd`, pinned by `SO_PEERPIDFD`.
+    public static func appContext(ofSocketPeer fd: Int32, pid: Int32) -> String? {
+        appContext(pid: pid, sandbox: PeerIdentity.sandbox(ofSocketPeer: fd))
+    }
+
+    /// The app of a peer whose sandbox is known: the sandbox's, else the
+    /// narrowing its environment gives.
+    public static func appContext(pid: Int32, sandbox: PeerSandbox) -> String? {
+        if let app = sandbox.confinedApp { return app }
+        return appContext(ofUnconfinedProcess: pid)
+    }
+
+    /// The value of `APPHOME_BUNDLE_ID` or `APPHOME_HOME` in the
+    /// environment of the process `pid` (outside any sandbox), read from
+    /// `/proc/<pid>/environ`; `nil` for none, or when `pid` is unknown or gone.
+    ///
+    /// A cooperative narrowing, not isolation: it keeps an app's ordinary
+    /// calls made outside a sandbox (`apphome run --no-sandbox`) from the
+    /// user's secrets. The whole environment is read; one larger than the
+    /// kernel lets a process start with (or unreadable) counts as an app's.
+    public static func appContext(ofUnconfinedProcess pid: Int32) -> String? {
         guard pid > 0 else { return nil }
         let fd = open("/proc/\(pid)/environ", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        // A /proc file has no size: read to the end (at most 1 MiB).
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while bytes.count < 1 << 20 {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+            if n < 0 { return "an app (its environment cannot be read)" }
+            if n == 0 { break }
             bytes += chunk[0..<n]
+            if bytes.count > maximumEnvironment { return "an app (its environment is larger than \(maximumEnvironment >> 20) MiB)" }
         }
         // Entry by entry (NUL-separated), without splitting the whole block.
         var start = 0

@@ -112,14 +112,14 @@ extension ContainerManager {
     }
 
     /// ``AppRunner/run(_:command:base:)``.
-    public func run(_ identifier: BundleIdentifier, command: [String], base: [String: String]) throws(ContainersError) -> Termination {
-        try runner.run(identifier, command: command, base: base)
+    public func run(_ identifier: BundleIdentifier, command: [String], base: [String: String], options: RunOptions = RunOptions()) throws(ContainersError) -> Termination {
+        try runner.run(identifier, command: command, base: base, options: options)
     }
 
     /// ``AppRunner/run(_:command:)``: with the environment this process
     /// would give any child.
-    public func run(_ identifier: BundleIdentifier, command: [String]) throws(ContainersError) -> Termination {
-        try runner.run(identifier, command: command)
+    public func run(_ identifier: BundleIdentifier, command: [String], options: RunOptions = RunOptions()) throws(ContainersError) -> Termination {
+        try runner.run(identifier, command: command, options: options)
     }
 }
 

@@ -80,6 +80,14 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
     case invalidFileName(path: String, kind: String)
     /// An update or restore would put an older version in place of a newer one.
     case downgrade(identifier: String, installed: String, offered: String, reason: String)
+    /// A `--talk-name` that is not a bus name, or names the Secret Service.
+    case invalidTalkName(String, reason: String)
+    /// The sandbox cannot be set up: a program is missing, prefsd does not answer.
+    case sandboxUnavailable(String)
+    /// bubblewrap ended (with this status) before the app started.
+    case sandboxFailed(bubblewrap: String, status: Int32)
+    /// The sandbox was made, but the command could not be started in it.
+    case sandboxCommandFailed(String, status: Int32)
 
     public var description: String {
         switch self {
@@ -142,6 +150,17 @@ public enum ContainersError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(id) is signed by a different publisher: installed \(installed), offered \(offered); an update must be signed by the same team"
         case .downgrade(let id, let installed, let offered, let reason):
             return "\(offered) of \(id) is a downgrade of the installed \(installed): \(reason); versions only go up (pass --allow-downgrade to replace it anyway)"
+        case .invalidTalkName(let name, let reason):
+            return "--talk-name \(name): \(reason)"
+        case .sandboxUnavailable(let reason):
+            return "cannot make the app's sandbox: \(reason); 'apphome run --no-sandbox' runs it without one (it can then read every file of the user)"
+        case .sandboxFailed(let bwrap, let status):
+            return "cannot make the app's sandbox: \(bwrap) failed (status \(status), its message is above) before the app started; "
+                + "bubblewrap needs user namespaces (a container or a kernel setting such as kernel.unprivileged_userns_clone=0 or "
+                + "user.max_user_namespaces=0 may forbid them); 'apphome run --no-sandbox' runs the app without a sandbox (it can then read every file of the user)"
+        case .sandboxCommandFailed(let command, let status):
+            return "bubblewrap could not finish the sandbox or start \(command) in it (status \(status), its message is above): "
+                + "only /usr, the app's home and bundle, its app groups and the command named by path are visible there"
         case .invalidFileName(let path, let kind):
             return "the \(kind) name \(path) is not valid UTF-8 (shown with its bytes escaped): AppHome refuses a name it cannot read as text"
         case .signingKey(let path, let reason):

@@ -38,8 +38,8 @@ extension ContainerManager {
     /// ``run(_:command:)`` runs a command, and waits for it.
     ///
     /// - Throws: what ``executable(of:)`` and ``run(_:command:)`` throw.
-    public func launch(_ identifier: BundleIdentifier, arguments: [String]) throws(ContainersError) -> Termination {
-        try run(identifier, command: [executable(of: identifier)] + arguments)
+    public func launch(_ identifier: BundleIdentifier, arguments: [String], options: RunOptions = RunOptions()) throws(ContainersError) -> Termination {
+        try run(identifier, command: [executable(of: identifier)] + arguments, options: options)
     }
 }
 

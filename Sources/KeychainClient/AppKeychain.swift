@@ -49,14 +49,28 @@ public final class AppKeychain {
     public init(app bundleIdentifier: String, root: String, configuration: Configuration,
                 now: @escaping @Sendable () -> PlistDate = ContainerManager.systemClock,
                 beforeOpeningFiles: ((String) -> Void)? = nil) throws(AppKeychainError) {
-        let manager = ContainerManager(root: root)
-        let entry: RegistryEntry
-        do throws(ContainersError) { entry = try manager.entry(for: BundleIdentifier(bundleIdentifier)) } catch {
-            throw .app(error)
-        }
-        let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
-        do throws(KeychainError) { context = try KeychainContext(installed: entry) } catch {
-            throw .keychain(error)
+        let home: ApplicationHome
+        if let sandbox = configuration.sandbox {
+            // Inside an app's sandbox: that app only, known from the sandbox
+            // (the registry and the keychain's files are not visible; prefsd,
+            // the one door, decides from the registry itself).
+            guard bundleIdentifier == sandbox.bundleIdentifier else { throw .otherAppFromSandbox(bundleIdentifier, sandbox: sandbox.bundleIdentifier) }
+            home = ApplicationHome(path: sandbox.home, bundleName: "")
+            do throws(KeychainError) {
+                context = try KeychainContext(bundleIdentifier: bundleIdentifier, leadingGroups: sandbox.keychainGroups, additionalGroups: sandbox.groups)
+            } catch {
+                throw .keychain(error)
+            }
+        } else {
+            let manager = ContainerManager(root: root)
+            let entry: RegistryEntry
+            do throws(ContainersError) { entry = try manager.entry(for: BundleIdentifier(bundleIdentifier)) } catch {
+                throw .app(error)
+            }
+            home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
+            do throws(KeychainError) { context = try KeychainContext(installed: entry) } catch {
+                throw .keychain(error)
+            }
         }
         self.bundleIdentifier = bundleIdentifier
         self.root = root
@@ -78,6 +92,10 @@ public final class AppKeychain {
             connection = try PrefsdSettings(configuration: configuration).connect(root: root)
         } catch let e as PrefsdSettingsError { throw .prefsd(e.description) } catch { throw .prefsd("\(error)") }
         guard let connection else {
+            if configuration.sandbox != nil {
+                // The keychain's files are not visible in an app's sandbox: prefsd is the one door.
+                throw .prefsd("inside an app's sandbox the keychain is reached only through prefsd, and none answers (APPHOME_PREFSD=off, or no socket)")
+            }
             beforeOpeningFiles?(root)
             return local
         }
@@ -174,6 +192,8 @@ public enum AppKeychainError: Error, CustomStringConvertible {
     case prefsd(String)
     /// The login keychain was asked for in an app's context (the app, or its home).
     case loginFromApp(String)
+    /// Inside the sandbox of the second app, the keychain of the first was asked for.
+    case otherAppFromSandbox(String, sandbox: String)
 
     public var description: String {
         switch self {
@@ -182,8 +202,10 @@ public enum AppKeychainError: Error, CustomStringConvertible {
         case .app(let e): return e.description
         case .keychain(let e): return e.description
         case .prefsd(let message): return message
+        case .otherAppFromSandbox(let app, let sandbox):
+            return "this runs in the sandbox of \(sandbox) and may use no other app's keychain (\(app))"
         case .loginFromApp(let app):
-            return "the login keychain is the user's and no app may use it: this runs in the context of \(app) (APPHOME_BUNDLE_ID or APPHOME_HOME is set, as inside 'apphome run')"
+            return "the login keychain is the user's and no app may use it: this runs in the context of \(app) (in its sandbox, or APPHOME_BUNDLE_ID or APPHOME_HOME is set, as inside 'apphome run')"
         }
     }
 }

@@ -24,6 +24,8 @@ import Testing
         "Sources/Containers/ContainerManager.swift": (5, "environment variables passed through to hooks and `run` (the process environment, not names)"),
         "Sources/Containers/Layout/SearchPaths.swift": (1, "the process environment"),
         "Sources/Containers/Lifecycle/Run.swift": (3, "the process environment"),
+        "Sources/PrefsService/Requests/PeerConfinement.swift": (2, "bundle and app-group ids from the registry, compared by exact bytes as the registry keys them"),
+        "Sources/Containers/Lifecycle/Sandbox.swift": (5, "the process environment, its names, and library directories (paths, not names)"),
         "Sources/Containers/Lifecycle/Uninstall.swift": (2, "the process environment"),
         "Sources/Containers/Lifecycle/UninstallHooks.swift": (1, "the process environment"),
         "Sources/Containers/Maintenance/Doctor.swift": (7, "the process environment; home and group UUIDs (validated ASCII); the fixed ASCII names doctor skips"),

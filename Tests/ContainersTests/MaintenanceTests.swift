@@ -141,10 +141,13 @@ import PropertyList
         let f = try Fixture(sizes: [:])
         let id = try BundleIdentifier("com.example.A")
         let lock = f.manager.layout.runLockPath(uuid: try f.manager.entry(for: id).homeUUID)
-        // flock(1) -n -x fails (status 1) while the lock is held shared.
-        let inside = try f.manager.run(id, command: ["/bin/sh", "-c", "flock -n -x \"$0\" true", lock], base: ["PATH": "/usr/bin:/bin"])
+        // flock(1) -n -x fails (status 1) while the lock is held shared (outside
+        // the sandbox: the lock is under the root, which a sandbox does not show).
+        let inside = try f.manager.run(id, command: ["/bin/sh", "-c", "flock -n -x \"$0\" true", lock], base: ["PATH": "/usr/bin:/bin"],
+                                       options: RunOptions(sandbox: false))
         #expect(inside == .exited(1))
-        let shared = try f.manager.run(id, command: ["/bin/sh", "-c", "flock -n -s \"$0\" true", lock], base: ["PATH": "/usr/bin:/bin"])
+        let shared = try f.manager.run(id, command: ["/bin/sh", "-c", "flock -n -s \"$0\" true", lock], base: ["PATH": "/usr/bin:/bin"],
+                                       options: RunOptions(sandbox: false))
         #expect(shared == .exited(0))
         #expect(try RunLock.exclusiveIfFree(lock) != nil, "released when the command ends")
     }

@@ -12,7 +12,8 @@ import ContainersTestSupport
         let out = s.path + "/env"
         let termination = try manager.run(try BundleIdentifier("com.example.Sample"),
                                           command: ["/bin/sh", "-c", "pwd > \(out); env >> \(out); exit 5"],
-                                          base: ["PATH": "/usr/bin:/bin", "HOME": "/home/someone", "KEEP": "1"])
+                                          base: ["PATH": "/usr/bin:/bin", "HOME": "/home/someone", "KEEP": "1"],
+                                          options: RunOptions(sandbox: false))
         #expect(termination == .exited(5))
         #expect(termination.shellStatus == 5)
         let lines = (s.read(out) ?? "").split(separator: "\n").map(String.init)
@@ -29,7 +30,8 @@ import ContainersTestSupport
         let s = Scratch()
         let manager = ContainerManager(root: s.root)
         _ = try manager.install(try AppBundle(path: s.makeBundle(info: Scratch.info())))
-        let t = try manager.run(try BundleIdentifier("com.example.Sample"), command: ["/bin/sh", "-c", "kill -TERM $$"], base: [:])
+        let t = try manager.run(try BundleIdentifier("com.example.Sample"), command: ["/bin/sh", "-c", "kill -TERM $$"], base: [:],
+                                   options: RunOptions(sandbox: false))
         #expect(t == .signalled(SIGTERM))
         #expect(t.shellStatus == 128 + SIGTERM)
     }

@@ -124,7 +124,7 @@ struct GitCredentialTests {
         let apphome = try TestDaemon.binary("apphome")
         #expect(try Subprocess.run(apphome, ["--root", t.root.path, "install", app.path], environment: try environment, ioDirectory: t.io).status == 0)
         let request = Data("protocol=https\nhost=git.example.com\nusername=ray\npassword=HIJACK\n\n".utf8)
-        let refusal = "git-credential-apphome: the login keychain is the user's and no app may use it: this runs in the context of com.example.Peek (APPHOME_BUNDLE_ID or APPHOME_HOME is set, as inside 'apphome run')\n"
+        let refusal = "git-credential-apphome: the login keychain is the user's and no app may use it: this runs in the context of com.example.Peek (in its sandbox, or APPHOME_BUNDLE_ID or APPHOME_HOME is set, as inside 'apphome run')\n"
         for operation in ["get", "erase", "store"] {
             let inside = try Subprocess.run(apphome, ["--root", t.root.path, "run", "com.example.Peek", "--", "git-credential-apphome", operation],
                                             environment: try environment, stdin: request, ioDirectory: t.io)

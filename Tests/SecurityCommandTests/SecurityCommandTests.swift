@@ -182,7 +182,9 @@ import Testing
         #expect(r.0 == 44 && r.2 == "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.\n")
     }
 
-    /// `apphome run` sets the context: `security` inside it acts for that app.
+    /// `apphome run --no-sandbox` sets the context in the environment:
+    /// `security` there acts for that app, on the files (in a sandbox it
+    /// needs prefsd: SandboxTests).
     @Test func securityInsideApphomeRunActsForThatApp() throws {
         let s = SecurityScratch()
         try s.install("com.example.A")
@@ -191,7 +193,7 @@ import Testing
         let sec = productsDirectory() + "/security"
         let apphome = productsDirectory() + "/apphome"
         func inApp(_ id: String, _ script: String) throws -> (Int32, String, String) {
-            try runProcess(apphome, ["--root", s.root, "run", id, "--", "/bin/sh", "-c", script], env: env, stdin: "")
+            try runProcess(apphome, ["--root", s.root, "run", "--no-sandbox", id, "--", "/bin/sh", "-c", script], env: env, stdin: "")
         }
         #expect(try inApp("com.example.A", "printf tok-a | '\(sec)' add-generic-password -a me -s api").0 == 0)
         #expect(try inApp("com.example.A", "'\(sec)' find-generic-password -s api -w").1 == "tok-a\n")

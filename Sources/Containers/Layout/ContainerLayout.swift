@@ -43,6 +43,10 @@ public struct ContainerLayout: Sendable, Equatable {
     /// home `uuid`: `<root>/Applications/.<UUID>.run.lock`.
     public func runLockPath(uuid: String) -> String { applicationsDirectory + "/." + uuid + ".run.lock" }
 
+    /// `<root>/Applications/.runs`: one record per app `apphome run` is
+    /// running (``RunRecord``), for `apphome list --running`.
+    public var runsDirectory: String { applicationsDirectory + "/.runs" }
+
     /// The app-group container named by `uuid`.
     public func groupContainer(uuid: String) -> GroupContainer {
         GroupContainer(path: groupsDirectory + "/" + uuid)

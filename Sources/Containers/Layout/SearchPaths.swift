@@ -49,16 +49,19 @@ public struct AppContext: Sendable, Equatable {
         self.homeDirectory = Paths.trimmingTrailingSlashes(homeDirectory)
     }
 
-    /// The context `apphome run` set up: `APPHOME_HOME`, else
-    /// `CFFIXED_USER_HOME` when `APPHOME_BUNDLE_ID` is also set.
+    /// The context `apphome run` set up, as ``Configuration`` reads it:
+    /// inside an app's sandbox its home (`/.apphome-info`), else
+    /// `APPHOME_HOME`, else `CFFIXED_USER_HOME` when `APPHOME_BUNDLE_ID`
+    /// is also set.
     ///
     /// - Parameter environment: the process environment, read by `main`.
     /// - Throws: ``ContainersError/noAppContext`` when neither is set to an
     ///   absolute path.
     public init(environment: [String: String]) throws(ContainersError) {
-        if let h = environment["APPHOME_HOME"], h.hasPrefix("/") {
+        let configuration = Configuration(variable: { environment[$0] })
+        if let h = configuration.appHome, h.hasPrefix("/") {
             self.init(homeDirectory: h)
-        } else if environment["APPHOME_BUNDLE_ID"] != nil, let h = environment["CFFIXED_USER_HOME"], h.hasPrefix("/") {
+        } else if configuration.bundleIdentifier != nil, let h = environment["CFFIXED_USER_HOME"], h.hasPrefix("/") {
             self.init(homeDirectory: h)
         } else {
             throw .noAppContext

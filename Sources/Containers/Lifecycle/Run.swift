@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AppHomeSystem
 
 /// Runs a command in the context of an installed app
@@ -29,30 +32,35 @@ public struct AppRunner: ContainerOperation, Sendable {
     }
 
     /// Runs `command` in the context of the installed app `identifier`,
-    /// with the working directory set to its home, and waits for it.
+    /// with the working directory set to its home, and waits for it: in the
+    /// app's sandbox (``RunOptions/sandbox``, bubblewrap; `docs/sandbox.md`)
+    /// unless `options` say otherwise.
     ///
     /// While the command runs, the home's run lock
     /// (``ContainerLayout/runLockPath(uuid:)``) is held shared, so
-    /// `clean-tmp` and `purge-caches` leave the home alone.
+    /// `clean-tmp` and `purge-caches` leave the home alone, and a record in
+    /// ``ContainerLayout/runsDirectory`` names it for `apphome list --running`.
     ///
     /// - Parameters:
     ///   - command: the program (looked up in the caller's `PATH`) and its arguments.
     ///   - base: the environment to start from (normally the caller's).
     /// - Returns: how the command ended.
     /// - Throws: ``ContainersError/notInstalled(_:)``; ``ContainersError/system(_:)``
-    ///   when the command cannot be started.
-    public func run(_ identifier: BundleIdentifier, command: [String], base: [String: String]) throws(ContainersError) -> Termination {
-        try run(identifier, command: command, base: Optional(base))
+    ///   when the command cannot be started; ``ContainersError/sandboxUnavailable(_:)``
+    ///   and ``ContainersError/sandboxFailed(bubblewrap:status:)`` when the sandbox cannot be made.
+    public func run(_ identifier: BundleIdentifier, command: [String], base: [String: String], options: RunOptions = RunOptions()) throws(ContainersError) -> Termination {
+        try run(identifier, command: command, base: Optional(base), options: options)
     }
 
-    /// ``run(_:command:base:)`` with the environment this process would
+    /// ``run(_:command:base:options:)`` with the environment this process would
     /// give any child (what `apphome run` does).
-    public func run(_ identifier: BundleIdentifier, command: [String]) throws(ContainersError) -> Termination {
-        try run(identifier, command: command, base: nil)
+    public func run(_ identifier: BundleIdentifier, command: [String], options: RunOptions = RunOptions()) throws(ContainersError) -> Termination {
+        try run(identifier, command: command, base: nil, options: options)
     }
 
-    private func run(_ identifier: BundleIdentifier, command: [String], base given: [String: String]?) throws(ContainersError) -> Termination {
+    private func run(_ identifier: BundleIdentifier, command: [String], base given: [String: String]?, options: RunOptions) throws(ContainersError) -> Termination {
         let base = given ?? ChildProcess.inheritedEnvironment()
+        for name in options.talkNames { try RunOptions.checkTalkName(name) }
         while true {
             let entry = try entry(for: identifier)
             let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
@@ -61,10 +69,25 @@ public struct AppRunner: ContainerOperation, Sendable {
             // An update, uninstall or restore may have replaced the home
             // while this waited for the lock: look it up again.
             guard try self.entry(for: identifier).homeUUID == entry.homeUUID else { continue }
-            return try containersErrors {
-                try FoundationPreferences.prepare(home: home, root: layout.root, groups: registry.groupContainers(of: identifier))
-                return try ChildProcess(command, environment: runEnvironment(for: entry, base: base), workingDirectory: home.path).wait()
+            let groups = try registry.groupContainers(of: identifier)
+            try containersErrors {
+                try FoundationPreferences.prepare(home: home, root: layout.root, groups: groups)
+                try FileSystem.makeDirectories(home.tmp)
             }
+            let environment = runEnvironment(for: entry, base: base)
+            let instance = Random.alphanumeric(16)
+            let record = RunRecord(bundleIdentifier: identifier.rawValue, pid: getpid(), sandboxed: options.sandbox, network: options.network,
+                                   instance: instance, started: SystemClock.secondsSince1970())
+            let recordPath = record.write(in: layout)
+            defer { if let recordPath { unlink(recordPath) } }
+            guard options.sandbox else {
+                return try containersErrors {
+                    try ChildProcess(command, environment: environment, workingDirectory: home.path).wait()
+                }
+            }
+            let launcher = SandboxLauncher(layout: layout, entry: entry, home: home, groups: groups, options: options,
+                                           environment: environment, base: base)
+            return try launcher.run(command, instance: instance)
         }
     }
 }

@@ -194,7 +194,7 @@ final class CredentialServer: @unchecked Sendable {
             }
             // The login keychain is the user's: a peer started in an app's context
             // (inside `apphome run`) is not the service manager, whatever it names.
-            if let app = ProcessContext.appContext(ofProcess: cred.pid) {
+            if let app = ProcessContext.appContext(ofSocketPeer: fd, pid: cred.pid) {
                 settings.log("prefsd: credentials: refused a peer (pid \(cred.pid)): it was started in the context of the app \(app)")
                 close(fd)
                 continue

@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Dispatch
 import Keychain
 import PrefsProtocol
@@ -49,12 +50,12 @@ final class JobRunner {
     }
 
     /// Makes the keychain call `request` for `caller`, replying when done.
-    func keychain(_ request: Request, caller: KeychainCaller, peerPID: Int32, clientID: Int, requestID: Int) {
+    func keychain(_ request: Request, caller: KeychainCaller, peerPID: Int32, peerSandbox: PeerSandbox, clientID: Int, requestID: Int) {
         let root = root
         let policy = keyPolicy
         let clock = clock
         submit(clientID: clientID, requestID: requestID, changesRegistry: false, barrier: false) {
-            KeychainJob.perform(request, caller: caller, peerPID: peerPID, root: root, policy: policy, now: clock)
+            KeychainJob.perform(request, caller: caller, peerPID: peerPID, peerSandbox: peerSandbox, root: root, policy: policy, now: clock)
         }
     }
 

@@ -15,23 +15,30 @@ enum KeychainJob {
     /// ``LoginCredential`` and gets the login keychain only.
     ///
     /// The login keychain is the user's, never an app's: a peer that runs in
-    /// an app's context (its process was started with `APPHOME_BUNDLE_ID`
-    /// or `APPHOME_HOME`, as `apphome run` and `launch` start it) is refused
+    /// an app's sandbox, or outside one started with `APPHOME_BUNDLE_ID` or
+    /// `APPHOME_HOME` (``ProcessContext/appContext(ofProcess:)``), is refused
     /// it whatever credential it shows.
     ///
     /// `keychainLocked` (`security lock-keychain`) is the user's alone: the
     /// keybag then drops every key it keeps, as a reboot does, and the next
     /// call opens the classes afresh (the after-first-unlock ones from the
     /// kernel's keyring, where the first unlock left them).
-    static func perform(_ request: Request, caller: KeychainCaller, peerPID: Int32 = 0, root: String, policy: DeviceKeyPolicy,
-                        now: @escaping @Sendable () -> PlistDate) -> Result<[PlistKey: PlistValue], RemoteError> {
+    ///
+    /// A peer in an app's sandbox (`peerSandbox`, read when it connected) is
+    /// that app and no other: it acts for its own app only, whatever
+    /// credential it shows.
+    static func perform(_ request: Request, caller: KeychainCaller, peerPID: Int32 = 0, peerSandbox: PeerSandbox? = nil, root: String,
+                        policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate) -> Result<[PlistKey: PlistValue], RemoteError> {
         let manager = ContainerManager(root: root)
+        if let confined = peerSandbox?.confinedApp, caller.bundleIdentifier != confined {
+            return .failure(RemoteError(.notAuthorized, "prefsd: the caller runs in the sandbox of \(confined) and may act for no other app (it named \(caller.bundleIdentifier))"))
+        }
         let context: KeychainContext
         if case .keychainLocked = request, caller.bundleIdentifier != KeychainContext.loginGroupName {
             return .failure(RemoteError(.notAuthorized, "prefsd: only the user locks the keychain; \(caller.bundleIdentifier) is an app"))
         }
         if caller.bundleIdentifier == KeychainContext.loginGroupName {
-            if let app = appContext(of: peerPID) {
+            if let app = peerSandbox.map({ ProcessContext.appContext(pid: peerPID, sandbox: $0) }) ?? appContext(of: peerPID) {
                 return .failure(RemoteError(.notAuthorized, "prefsd: the login keychain is the user's and no app may use it: the caller runs in the context of \(app)"))
             }
             // The login keychain: the user's credential, never an app's.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 import PrefsProtocol
 
 /// One connected client: its socket, what it sent that is not handled yet,
@@ -29,10 +30,20 @@ final class ClientConnection {
     /// The peer's process id, as the kernel recorded it at connect time
     /// (`SO_PEERCRED`; 0 when unknown).
     var peerPID: Int32 = 0
+    /// The peer's sandbox, read through its root when it connected
+    /// (``PeerIdentity``): what the service knows it by.
+    let sandbox: PeerSandbox
+    /// For a confined peer, the domains it may address (its app's domain
+    /// and its app groups' suites; the global domain to read); `nil` for
+    /// an unconfined one.
+    let confinement: PeerConfinement?
 
-    init(fd: Int32, id: Int, maximumPayload: Int, now: Double, peerPID: Int32 = 0) {
+    init(fd: Int32, id: Int, maximumPayload: Int, now: Double, peerPID: Int32 = 0, sandbox: PeerSandbox = .unconfined,
+         confinement: PeerConfinement? = nil) {
         self.id = id
         self.peerPID = peerPID
+        self.sandbox = sandbox
+        self.confinement = confinement
         self.fd = fd
         self.reader = FrameReader(maximumPayload: maximumPayload)
         self.lastOutputProgress = now

@@ -194,7 +194,10 @@ public final class PrefsServer {
             }
             let id = nextClientID
             nextClientID += 1
-            clients[id] = ClientConnection(fd: fd, id: id, maximumPayload: configuration.maximumPayload, now: UnixSocket.now(), peerPID: cred.pid)
+            // Which app it is, if any: from its sandbox, read now through a pidfd.
+            let sandbox = PeerIdentity.sandbox(ofSocketPeer: fd)
+            clients[id] = ClientConnection(fd: fd, id: id, maximumPayload: configuration.maximumPayload, now: UnixSocket.now(), peerPID: cred.pid,
+                                           sandbox: sandbox, confinement: PeerConfinement.of(sandbox, root: configuration.root))
         }
     }
 }

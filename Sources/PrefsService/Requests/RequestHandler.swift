@@ -12,6 +12,10 @@ import PropertyList
 extension PrefsServer {
     func handle(_ request: Request, id: Int, from c: ClientConnection) {
         func reply(_ r: Result<[PlistKey: PlistValue], RemoteError>) { send(c, .response(id: id, r)) }
+        if let why = c.confinement?.refusal(for: request) {
+            reply(.failure(RemoteError(.notAuthorized, "prefsd: " + why)))
+            return
+        }
         do throws(PreferencesError) {
             switch request {
             case .hello(let root):
@@ -38,7 +42,8 @@ extension PrefsServer {
                 try queue(change, options: options, for: address, id: id, from: c)
             case .listDomains:
                 cache.refreshResolverIfNeeded()
-                reply(.success(["domains": .array(try cache.resolver.domainNames().map { .string($0) })]))
+                let names = try cache.resolver.domainNames()
+                reply(.success(["domains": .array((c.confinement?.visible(names) ?? names).map { .string($0) })]))
             case .subscribe(let address):
                 let path = try cache.path(for: address)
                 let contents = try cache.load(address)
@@ -62,7 +67,7 @@ extension PrefsServer {
                 reply(.success(["path": .string(try cache.path(for: address))]))
             case .keychainFind(let caller, _), .keychainAdd(let caller, _, _), .keychainUpdate(let caller, _, _, _), .keychainDelete(let caller, _),
                  .keychainLocked(let caller):
-                jobs.keychain(request, caller: caller, peerPID: c.peerPID, clientID: c.id, requestID: id)
+                jobs.keychain(request, caller: caller, peerPID: c.peerPID, peerSandbox: c.sandbox, clientID: c.id, requestID: id)
             }
         } catch {
             reply(.failure(RemoteError(.preferences, error.description)))
