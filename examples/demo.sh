@@ -246,6 +246,12 @@ step "$here/ScaryBugs-app/build.sh" "$root/src/ScaryBugsApp.app"
 step "$apphome" sign "$root/src/ScaryBugsApp.app" --key "$keys/demo.key"
 step "$apphome" install "$root/src/ScaryBugsApp.app"
 step "$defaults" write com.example.ScaryBugsApp sortOrder -string rating
+# In its sandbox the app reaches its keychain through prefsd alone: start one for it.
+export XDG_RUNTIME_DIR="$root/run"
+"$prefsd" --root "$root" 2>>"$root/prefsd.log" &
+prefsd_pid=$!
+for _ in $(seq 100); do [ -S "$XDG_RUNTIME_DIR/apphome/prefsd.sock" ] && break; sleep 0.05; done
+export APPHOME_PREFSD=require
 step "$apphome" launch com.example.ScaryBugsApp add Centipede 3.5
 step "$apphome" launch com.example.ScaryBugsApp add "Wolf Spider" 4.5
 step "$apphome" launch com.example.ScaryBugsApp list
@@ -253,6 +259,10 @@ step "$apphome" launch com.example.ScaryBugsApp login 3f8a-demo-token
 step "$apphome" launch com.example.ScaryBugsApp status
 step "$security" --app com.example.ScaryBugsApp find-generic-password -s sync.scarybugs.example.com -a ray -w
 step "$defaults" read com.example.ScaryBugsApp launchCount
+kill -TERM "$prefsd_pid"
+wait "$prefsd_pid" || true
+export APPHOME_PREFSD=off
+unset XDG_RUNTIME_DIR
 step "$apphome" uninstall com.example.ScaryBugsApp
 
 echo

@@ -180,7 +180,10 @@ if [ ${#skip_tests[@]} -gt 0 ]; then
 fi
 echo "== apphome run $bundle_id -- ${name}Tests  (keychain through $([ $prefsd -eq 1 ] && echo prefsd || echo 'the files'))"
 set +e
-"$bin/apphome" run "$bundle_id" -- "$executable" ${selection[@]+"${selection[@]}"} > "$log" 2>&1
+# Through prefsd the tests run in the app's sandbox (prefsd is its one door to the
+# keychain); on the files they need the app's files, so they run unconfined.
+sandbox=(); [ $prefsd -eq 1 ] || sandbox=(--no-sandbox)
+"$bin/apphome" run "$bundle_id" ${sandbox[@]+"${sandbox[@]}"} -- "$executable" ${selection[@]+"${selection[@]}"} > "$log" 2>&1
 status=$?
 set -e
 grep -E "error: |: error -|Test Case .* failed|Executed [0-9]+ tests?" "$log" | sed 's/^/  /'

@@ -12,7 +12,8 @@ import Testing
     /// and the modules it may not import (a lower layer never reaches up).
     static let forbiddenImports: [(target: String, modules: [String], why: String)] = [
         ("Containers", ["Backups"], "the backup engine sits above the lifecycle; the lifecycle reaches it only through the command layer"),
-        ("AppHomeSystem", ["Containers", "Backups", "Preferences", "PropertyList"], "the system layer is under everything"),
+        ("AppHomeSystem", ["Containers", "Backups", "Preferences"], "the system layer is under everything but PropertyList (which imports nothing; the sandbox's info file is a property list)"),
+        ("PropertyList", ["AppHomeSystem", "Containers", "Backups", "Preferences"], "the value model imports nothing (Foundation-free start-up)"),
     ]
 
     /// Every `import X` (also `@testable import`, `import struct X.Y`) in `source`.

@@ -19,6 +19,17 @@ struct PeerIdentityTests {
             envp.withUnsafeBufferPointer { e in posix_spawn(&pid, "/bin/sleep", nil, nil, a.baseAddress!, e.baseAddress!) }
         }
         try #require(rc == 0)
+        // posix_spawn returns once the child's exec has released the old
+        // memory, a moment before the new arguments and environment are in
+        // place: wait until /proc shows them (what a real peer has long done).
+        for _ in 0..<5_000 {
+            let fd = open("/proc/\(pid)/cmdline", O_RDONLY | O_CLOEXEC)
+            var head = [UInt8](repeating: 0, count: 10)
+            let n = fd >= 0 ? read(fd, &head, head.count) : -1
+            if fd >= 0 { close(fd) }
+            if n == 10 && head == Array("/bin/sleep".utf8) { break }
+            usleep(1_000)
+        }
         return pid
     }
 

@@ -22,8 +22,11 @@ struct AppSecItemTests {
     func run(_ tool: String, _ arguments: [String], env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
         try t.run(tool, arguments, env: env)
     }
-    func probe(_ id: String = app, _ arguments: String..., env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
-        try t.run("apphome", ["--root", t.root, "launch", id] + arguments, env: env)
+    /// The probe launched as the app: unconfined (`--no-sandbox`, the app's
+    /// credential from its environment, on the files) unless `sandboxed`,
+    /// where prefsd is the only door to the keychain.
+    func probe(_ id: String = app, _ arguments: String..., sandboxed: Bool = false, env: [String: String] = [:]) throws -> ByteArgumentProcess.Result {
+        try t.run("apphome", ["--root", t.root, "launch", id] + (sandboxed ? [] : ["--no-sandbox"]) + arguments, env: env)
     }
 
     @Test func anAddIsSeenBySecurityAndSurvivesAnUpdate() throws {
@@ -127,7 +130,7 @@ struct AppSecItemTests {
         var waited = 0
         while !FileManager.default.fileExists(atPath: socket) && waited < 1000 { usleep(10_000); waited += 1 }
         let through = ["APPHOME_PREFSD": "require", "APPHOME_SOCKET": socket]
-        let add = try probe(Self.app, "add", "svc", "ray", "via-prefsd", env: through)
+        let add = try probe(Self.app, "add", "svc", "ray", "via-prefsd", sandboxed: true, env: through)
         #expect(add.status == 0, "\(add)")
         let direct = try probe(Self.app, "get", "svc", "ray")
         #expect(direct.standardOutput == "via-prefsd\nstatus 0: No error.\n", "\(direct)")

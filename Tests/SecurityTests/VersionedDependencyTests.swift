@@ -33,7 +33,9 @@ struct VersionedDependencyTests {
         #expect(!build.standardError.contains("unsafe build flags"), "\(build)")
         try t.install(app: bundle)
         func launch(_ arguments: String...) throws -> ByteArgumentProcess.Result {
-            try t.run("apphome", ["--root", t.root, "launch", Self.app] + arguments)
+            // Unconfined: the client package is what this checks; the sandboxed
+            // keychain through prefsd is AppSecItemTests' and the demo's.
+            try t.run("apphome", ["--root", t.root, "launch", "--no-sandbox", Self.app] + arguments)
         }
         #expect(try t.run("defaults", ["--root", t.root, "write", Self.app, "sortOrder", "-string", "rating"]).status == 0)
         #expect(try launch("add", "Centipede", "3.5").status == 0)
