@@ -7,15 +7,7 @@ extension AppHomeCommand {
     /// its home (in its sandbox); its exit status (128 + signal when a signal
     /// ended it) becomes apphome's.
     func launchCommand(_ args: [String]) throws -> Int32 {
-        var (options, rest) = try runOptions(args)
-        guard let first = rest.first else { throw CommandFailure.usage("missing bundle identifier") }
-        let id = try bundleIdentifier(first)
-        rest.removeFirst()
-        let more = try runOptions(rest, into: options)
-        options = more.0
-        var arguments = more.1
-        if arguments.first == "--" { arguments.removeFirst() }
-        announceUnsandboxed(id, options)
+        let (id, options, arguments) = try appAndRunOptions(args)
         return try manager.launch(id, arguments: arguments, options: options).shellStatus
     }
 }

@@ -10,17 +10,23 @@ extension AppHomeCommand {
     /// CMD [ARG...]`: the command's exit status (128 + signal when a signal
     /// ended it) becomes apphome's.
     func runCommand(_ args: [String]) throws -> Int32 {
-        var (options, rest) = try runOptions(args)
+        let (id, options, command) = try appAndRunOptions(args, operandNeeded: "missing command to run")
+        return try manager.run(id, command: command, options: options).shellStatus
+    }
+
+    /// What `run` and `launch` share: the app, the options given before and
+    /// after it, and the operands after them (less a leading `--`); an
+    /// unsandboxed run is announced once the operands are known to be there.
+    func appAndRunOptions(_ args: [String], operandNeeded: String? = nil) throws -> (BundleIdentifier, RunOptions, [String]) {
+        let (given, rest) = try runOptions(args)
         guard let first = rest.first else { throw CommandFailure.usage("missing bundle identifier") }
         let id = try bundleIdentifier(first)
-        rest.removeFirst()
-        let more = try runOptions(rest, into: options)
-        options = more.0
-        var command = more.1
-        if command.first == "--" { command.removeFirst() }
-        guard !command.isEmpty else { throw CommandFailure.usage("missing command to run") }
+        let (options, found) = try runOptions(Array(rest.dropFirst()), into: given)
+        var operands = found
+        if operands.first == "--" { operands.removeFirst() }
+        if let operandNeeded, operands.isEmpty { throw CommandFailure.usage(operandNeeded) }
         announceUnsandboxed(id, options)
-        return try manager.run(id, command: command, options: options).shellStatus
+        return (id, options, operands)
     }
 
     /// The options of `run` and `launch` at the head of `args` (up to the
