@@ -20,14 +20,18 @@ struct PeerIdentityTests {
         }
         try #require(rc == 0)
         // posix_spawn returns once the child's exec has released the old
-        // memory, a moment before the new arguments and environment are in
-        // place: wait until /proc shows them (what a real peer has long done).
-        for _ in 0..<5_000 {
-            let fd = open("/proc/\(pid)/cmdline", O_RDONLY | O_CLOEXEC)
-            var head = [UInt8](repeating: 0, count: 10)
+        // memory, a moment before the kernel has set the new process's
+        // arguments and then, after walking every variable (1.1 MB here), its
+        // environment: wait until /proc shows the first variable (or, with
+        // none, the arguments), as it long has for any real peer.
+        let expected = Array((environment.first ?? "/bin/sleep").utf8.prefix(16))
+        let file = environment.isEmpty ? "cmdline" : "environ"
+        for _ in 0..<10_000 {
+            let fd = open("/proc/\(pid)/\(file)", O_RDONLY | O_CLOEXEC)
+            var head = [UInt8](repeating: 0, count: expected.count)
             let n = fd >= 0 ? read(fd, &head, head.count) : -1
             if fd >= 0 { close(fd) }
-            if n == 10 && head == Array("/bin/sleep".utf8) { break }
+            if n == expected.count && head == expected { break }
             usleep(1_000)
         }
         return pid
