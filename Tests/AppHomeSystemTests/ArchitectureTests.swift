@@ -79,4 +79,38 @@ import Testing
             Issue.record("Package.swift's target \(target) is not named in docs/ARCHITECTURE.md: add it to the layers or the table")
         }
     }
+
+    /// Files that may name the app-context variables, and why: reading the
+    /// environment is `Configuration`'s alone; `ProcessContext` reads another
+    /// process's only to narrow an unconfined one; the run and the sandbox
+    /// set them for the app (and pass them into the sandbox), uninstall
+    /// hooks get them. Anywhere else a read could widen what a caller may do
+    /// by what it says of itself, which the sandbox made a peer's sandbox's
+    /// business.
+    static let appVariableNamers: [String: String] = [
+        "Sources/AppHomeSystem/Configuration.swift": "the one reading of this process's environment",
+        "Sources/AppHomeSystem/ProcessContext.swift": "another process's environment, to narrow an unconfined one only",
+        "Sources/Containers/Lifecycle/Run.swift": "sets them for the app it starts",
+        "Sources/Containers/Lifecycle/Sandbox.swift": "passes the app's variables into its sandbox",
+        "Sources/Containers/Lifecycle/Uninstall.swift": "sets them for an uninstall hook",
+    ]
+
+    @Test func noCodeReadsTheAppVariablesButConfigurationAndTheSandbox() throws {
+        let sources = Self.packageRoot.appendingPathComponent("Sources")
+        guard let walker = FileManager.default.enumerator(atPath: sources.path) else { throw CocoaError(.fileReadUnknown) }
+        var seen = 0
+        for case let relative as String in walker where relative.hasSuffix(".swift") {
+            let file = "Sources/" + relative
+            let text = try String(contentsOf: sources.appendingPathComponent(relative), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                guard !line.drop(while: { $0 == " " }).hasPrefix("//"),
+                      line.contains("APPHOME_BUNDLE_ID") || line.contains("APPHOME_HOME") else { continue }
+                seen += 1
+                if Self.appVariableNamers[file] == nil {
+                    Issue.record("\(file):\(number + 1) names APPHOME_BUNDLE_ID or APPHOME_HOME: only Configuration reads the environment (docs/sandbox.md)")
+                }
+            }
+        }
+        #expect(seen >= 5, "the scan found only \(seen) lines: is it reading Sources/?")
+    }
 }
