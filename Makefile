@@ -4,9 +4,10 @@
 SWIFT       ?= swift
 DEBUG_BIN   := .build/debug
 RELEASE_BIN := .build/release
-# The fast start-up (static linking) is set in Package.swift, so that a plain
-# `swift build -c release` makes the same binaries as this Makefile.
-RELEASE_FLAGS := -c release
+# The fast start-up: static linking is set on the executables in Package.swift; the metadata
+# accessors flag goes on every module here, not in Package.swift, where an unsafe flag on a
+# library target makes SwiftPM refuse AppHome as a dependency by version (docs/STARTUP.md).
+RELEASE_FLAGS := -c release -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 
 # Debian packages, by use. `make demo` installs only BUILD_PACKAGES and DEMO_PACKAGES;
 # `make test`, `make bench` and `make deb` install all of them.

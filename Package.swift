@@ -169,36 +169,10 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Start-up is the budget of every command. In release, code reaches the metadata of a concrete
-// generic type (`[String: PlistValue]`, `Set<String>`, an array of tuples) through the type's
-// accessor function instead of demangling the type's name at run time: demangling checks the
-// generic requirements (`String: Hashable`) by scanning every protocol conformance record in
-// the binary, the largest single cost of a `defaults read` (docs/STARTUP.md has the figures).
-//
-// It is an unsafe flag, and SwiftPM refuses a product of a dependency fetched by URL whose
-// targets (or what they depend on) have one, whatever its condition. So the flag is left off the
-// targets of the library products when this manifest is read as such a dependency: SwiftPM
-// (and Xcode) check dependencies out under a `checkouts` directory. Built from this checkout, as
-// the root package, every target has it, and `swift build -c release` makes the same binaries.
-let libraryProductTargets: Set<String> = {
-    var byName: [String: Target] = [:]
-    for target in package.targets { byName[target.name] = target }
-    var seen: Set<String> = []
-    var pending = package.products.compactMap { $0 as? Product.Library }.flatMap { $0.targets }
-    while let name = pending.popLast() {
-        guard seen.insert(name).inserted, let target = byName[name] else { continue }
-        for dependency in target.dependencies {
-            switch dependency {
-            case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
-            default: break
-            }
-        }
-    }
-    return seen
-}()
-let readAsCheckedOutDependency = Context.packageDirectory.split(separator: "/").dropLast().last == "checkouts"
-for target in package.targets where target.type == .regular || target.type == .executable {
-    if readAsCheckedOutDependency && libraryProductTargets.contains(target.name) { continue }
-    target.swiftSettings = (target.swiftSettings ?? [])
-        + [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))]
-}
+// Start-up is the budget of every command. The release build of the Makefile (RELEASE_FLAGS)
+// adds `-Xfrontend -disable-concrete-type-metadata-mangled-name-accessors` to every module: code
+// then reaches the metadata of a concrete generic type through its accessor instead of
+// demangling its name at run time (docs/STARTUP.md has the figures). It is not set here: SwiftPM
+// refuses a dependency whose library targets carry an unsafe flag, whatever its condition, and
+// every package that depends on AppHome by version would be refused. Only executable targets,
+// which no package links, keep unsafe (linker) flags above.

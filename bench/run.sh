@@ -34,8 +34,8 @@
 #   archive keyed-archive decode and encode vs swift-corelibs-foundation's NSKeyedUnarchiver
 #           and NSKeyedArchiver (bench/keyed_archive.sh; SKIP_ARCHIVE=1 skips it)
 #
-# Called by `make bench` after a plain `swift build -c release` (Package.swift makes the
-# shipped executables static in release), so the figures are those of that binary.
+# Called by `make bench` after `make release` (the Makefile's RELEASE_FLAGS; Package.swift makes
+# the shipped executables static in release), so the figures are those of the shipped binaries.
 # Environment:
 #   BIN_DIR          where `defaults` and `plistbench` are (default .build/release)
 #   SKIP_STARTUP=1   skip the start-up comparison

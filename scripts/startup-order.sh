@@ -22,7 +22,7 @@ command -v valgrind >/dev/null 2>&1 || { echo "scripts/startup-order.sh: needs v
 
 # The same release build, but linked keeping the symbol table (the last strip option wins).
 rm -f "$scratch/release/defaults"   # relinked even when only the order file changed
-swift build -c release --product defaults --package-path "$top" --scratch-path "$scratch" -Xlinker --strip-debug
+swift build -c release -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors --product defaults --package-path "$top" --scratch-path "$scratch" -Xlinker --strip-debug
 bin=$scratch/release/defaults
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/startup-order.XXXXXX")
