@@ -159,9 +159,9 @@ public struct DefaultsCommand {
     /// given, is the schema of every domain), after the keys `managed`
     /// forces, which no write may change.
     public static func fileStore(root: String, registry: Registry? = nil, settingsBundle: String? = nil,
-                                 managed: ManagedPreferences? = nil) -> PreferenceStore {
+                                 managed: ManagedPreferences? = nil, validators: SettingsWritePolicy.ValidatorSource? = nil) -> PreferenceStore {
         let apps = registry ?? ContainerRegistry.readOrEmpty(root: root)
-        let schema = SettingsWritePolicy(root: root, registry: apps, explicitBundle: settingsBundle)
+        let schema = SettingsWritePolicy(root: root, registry: apps, explicitBundle: settingsBundle, validators: validators)
         let resolver = Self.resolver(root: root, registry: apps)
         // A domain given by its file's path is checked as the named domain.
         let policy = CanonicalDomainPolicy(managed.map { CombinedWritePolicy(ManagedWritePolicy($0), schema) } ?? schema,

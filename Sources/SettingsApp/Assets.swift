@@ -392,10 +392,13 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
     }
   }
 
-  // Values changed elsewhere: controls are updated in place (focus stays).
-  function updateValues() {
+  // Values changed elsewhere: controls are updated in place (focus stays);
+  // only those of `keys` when given.
+  function updateValues(keys) {
     const doc = state.doc;
-    for (const input of document.querySelectorAll("#pane [data-key]")) {
+    const inputs = keys ? keys.flatMap((k) => [...document.querySelectorAll('#pane [data-key="' + CSS.escape(k) + '"]')])
+                        : document.querySelectorAll("#pane [data-key]");
+    for (const input of inputs) {
       const key = input.dataset.key;
       const value = doc.values[key];
       const row = findRow(key);
@@ -422,8 +425,11 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
   }
 
   function findRow(key) {
-    for (const p of state.doc.pages) for (const s of p.sections) for (const r of s.rows) if (r.key === key) return r;
-    return null;
+    if (!state.doc.rowsByKey) {
+      state.doc.rowsByKey = new Map();
+      for (const p of state.doc.pages) for (const s of p.sections) for (const r of s.rows) if (r.key && !state.doc.rowsByKey.has(r.key)) state.doc.rowsByKey.set(r.key, r);
+    }
+    return state.doc.rowsByKey.get(key) || null;
   }
 
   async function refresh(id) {
@@ -434,10 +440,35 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
     updateValues();
   }
 
+  // A change event carries the changed keys as the page shows them; one
+  // with only an id (the server could not tell what changed) reads the page again.
+  function applyChange(change) {
+    if (change.id !== state.app || !state.doc) return;
+    if (!change.values) { refresh(change.id).catch(() => {}); return; }
+    const doc = state.doc;
+    const keys = Object.keys(change.values);
+    for (const k of keys) doc.values[k] = change.values[k];
+    const gone = new Set(change.removed.concat(change.raw.map((r) => r.key)));
+    doc.raw = doc.raw.filter((r) => !gone.has(r.key)).concat(change.raw).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const managedChanged = change.managed.join("\n") !== doc.managed.join("\n");
+    doc.managed = change.managed;
+    updateValues(managedChanged ? undefined : keys);
+  }
+
   function listen() {
     const events = new EventSource("/api/events");
-    events.addEventListener("change", (e) => { refresh(e.data).catch(() => {}); });
-    events.addEventListener("open", () => { document.body.dataset.live = "1"; });
+    let opened = false;
+    events.addEventListener("change", (e) => {
+      let change;
+      try { change = JSON.parse(e.data); } catch (err) { return; }
+      applyChange(change);
+    });
+    events.addEventListener("open", () => {
+      document.body.dataset.live = "1";
+      // Opened again (the server restarted): what changed meanwhile is read again.
+      if (opened && state.app) refresh(state.app).catch(() => {});
+      opened = true;
+    });
   }
 
   document.addEventListener("DOMContentLoaded", () => {

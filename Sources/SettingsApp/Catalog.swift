@@ -80,31 +80,39 @@ public struct InstalledApp: Sendable, Equatable {
 /// The installed apps under a root, read from the app registry.
 public struct Catalog: Sendable {
     public let root: String
+    /// The registry as last read, when the caller keeps one (the server does).
+    public let cache: SettingsCache?
 
     /// The largest icon or slider image served (bytes).
     public static let maximumImageBytes = 1 << 20
 
-    public init(root: String) {
+    public init(root: String, cache: SettingsCache? = nil) {
         self.root = root
+        self.cache = cache
     }
+
+    var registry: Registry { cache?.registry(root: root) ?? ContainerRegistry.readOrEmpty(root: root) }
 
     /// Every installed app, by name then id.
     public func apps() -> [InstalledApp] {
-        let registry = ContainerRegistry.readOrEmpty(root: root)
         let layout = ContainerLayout(root: root)
-        return registry.sortedEntries.map { e in
-            let app = layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app
-            var name = e.displayName ?? e.bundleName
-            if e.displayName == nil, name.hasSuffix(".app") { name = String(name.dropLast(4)) }
-            return InstalledApp(id: e.bundleIdentifier.rawValue, name: name, version: e.displayVersion, appPath: app,
-                                settingsBundle: try? SettingsBundle(path: app + "/Settings.bundle"),
-                                groups: e.groups.map(\.rawValue))
-        }.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+        return registry.sortedEntries.map { installedApp($0, layout: layout) }
+            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
     }
 
     /// The installed app `id`, or `nil`.
     public func app(_ id: String) -> InstalledApp? {
-        apps().first { $0.id == id }
+        guard let bundleID = try? BundleIdentifier(id), let e = registry.entries[bundleID] else { return nil }
+        return installedApp(e, layout: ContainerLayout(root: root))
+    }
+
+    func installedApp(_ e: RegistryEntry, layout: ContainerLayout) -> InstalledApp {
+        let app = layout.home(uuid: e.homeUUID, bundleName: e.bundleName).app
+        var name = e.displayName ?? e.bundleName
+        if e.displayName == nil, name.hasSuffix(".app") { name = String(name.dropLast(4)) }
+        return InstalledApp(id: e.bundleIdentifier.rawValue, name: name, version: e.displayVersion, appPath: app,
+                            settingsBundle: try? SettingsBundle(path: app + "/Settings.bundle"),
+                            groups: e.groups.map(\.rawValue))
     }
 
     /// A name with no `/`, not `.` or `..`, no NUL, not empty: a file directly in a directory.

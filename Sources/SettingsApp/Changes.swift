@@ -97,21 +97,31 @@ public struct SettingsEditor {
     public let store: PreferenceStore
     public let managed: ManagedPreferences
     public let idiom: Idiom
+    /// The bundles' pages as last read (the server keeps one between requests).
+    public let cache: SettingsCache
 
-    public init(store: PreferenceStore, managed: ManagedPreferences, idiom: Idiom = .phone) {
+    public init(store: PreferenceStore, managed: ManagedPreferences, idiom: Idiom = .phone, cache: SettingsCache = SettingsCache()) {
         self.store = store
         self.managed = managed
         self.idiom = idiom
+        self.cache = cache
+    }
+
+    /// The domain `app`'s bundle keeps its values in (``InstalledApp/domain(idiom:)``, from the cached Root page).
+    public func domain(of app: InstalledApp) -> Domain {
+        if let bundle = app.settingsBundle, let group = cache.schema(bundle, idiom: idiom).groupContainerIdentifier,
+           app.groups.contains(group) { return .named(group) }
+        return .named(app.id)
     }
 
     /// The page document of `app` for `languages`.
     public func document(_ app: InstalledApp, languages: [String]) throws(SettingsAppError) -> PageDocument {
         guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
-        let domain = app.domain(idiom: idiom)
+        let domain = domain(of: app)
         let stored: [PlistKey: PlistValue]
         do { stored = try store.read(domain, scope: .anyHost) ?? [:] } catch { throw .failed(error.description) }
         return PageDocument(app: app, bundle: bundle, idiom: idiom, stored: stored,
-                            forced: managed.forcedValues(in: domain), languages: languages)
+                            forced: managed.forcedValues(in: domain), languages: languages, cache: cache)
     }
 
     /// Writes one value as `defaults write` would, after checking that the
@@ -123,9 +133,8 @@ public struct SettingsEditor {
     @discardableResult
     public func change(_ app: InstalledApp, _ request: ChangeRequest) throws(SettingsAppError) -> PlistValue {
         guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
-        let rows = PageDocument.editableRows(bundle.pages(idiom: idiom), idiom: idiom)
-        guard let row = rows[request.key] else { throw .badRequest("\(app.id)'s Settings.bundle has no row for \(request.key)") }
-        let domain = app.domain(idiom: idiom)
+        guard let row = cache.schema(bundle, idiom: idiom).editable[request.key] else { throw .badRequest("\(app.id)'s Settings.bundle has no row for \(request.key)") }
+        let domain = domain(of: app)
         if managed.forced(in: domain)[PlistKey(request.key)] != nil { throw .managed("Managed by your administrator") }
         let value = try request.storedValue(for: row)
         try commit(domain, keys: [request.key]) { $0[PlistKey(request.key)] = value }
@@ -143,10 +152,10 @@ public struct SettingsEditor {
     public func setRaw(_ app: InstalledApp, key: String, type: String, text: String) throws(SettingsAppError) -> PlistValue {
         guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
         guard !key.isEmpty else { throw .badRequest("the request names no key") }
-        if PageDocument.editableRows(bundle.pages(idiom: idiom), idiom: idiom)[key] != nil {
+        if cache.schema(bundle, idiom: idiom).editable[key] != nil {
             throw .badRequest("\(key) is declared by the Settings.bundle: change it on its row")
         }
-        let domain = app.domain(idiom: idiom)
+        let domain = domain(of: app)
         if managed.forced(in: domain)[PlistKey(key)] != nil { throw .managed("Managed by your administrator") }
         let value: PlistValue
         switch type {
@@ -176,9 +185,9 @@ public struct SettingsEditor {
     @discardableResult
     public func reset(_ app: InstalledApp) throws(SettingsAppError) -> [String] {
         guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
-        let domain = app.domain(idiom: idiom)
+        let domain = domain(of: app)
         let forced = managed.forced(in: domain)
-        let keys = PageDocument.editableRows(bundle.pages(idiom: idiom), idiom: idiom).keys
+        let keys = cache.schema(bundle, idiom: idiom).editable.keys
             .filter { forced[PlistKey($0)] == nil }.sorted()
         var removed: [String] = []
         try commit(domain, keys: []) { contents in

@@ -17,15 +17,18 @@ public struct PageDocument {
     public let forced: [PlistKey: PlistValue]
     /// The browser's languages, best first.
     public let languages: [String]
+    /// Where the bundle's pages and strings tables are read (kept between requests by the server).
+    public let cache: SettingsCache
 
     public init(app: InstalledApp, bundle: SettingsBundle, idiom: Idiom = .phone, stored: [PlistKey: PlistValue],
-                forced: [PlistKey: PlistValue], languages: [String]) {
+                forced: [PlistKey: PlistValue], languages: [String], cache: SettingsCache = SettingsCache()) {
         self.app = app
         self.bundle = bundle
         self.idiom = idiom
         self.stored = stored
         self.forced = forced
         self.languages = languages
+        self.cache = cache
     }
 
     /// The editable rows of every page, by key (the first row of a key wins):
@@ -51,15 +54,21 @@ public struct PageDocument {
 
     /// The whole document.
     public func json() -> JSON {
-        let pages = bundle.pages(idiom: idiom)
-        let localization = Localization(bundle: bundle, preferredLanguages: languages,
-                                        developmentRegion: developmentRegion, idiom: idiom)
-        let defaults = Registration.defaults(of: bundle, idiom: idiom, includeReadOnly: true)
+        let schema = cache.schema(bundle, idiom: idiom)
+        let pages = schema.pages
+        let lproj = Localization.choose(available: schema.localizations, preferred: languages, developmentRegion: developmentRegion)
+        func strings(_ table: String) -> [String: String] {
+            guard let lproj else { return [:] }
+            return cache.strings(bundle, lproj: lproj, table: table, idiom: idiom)
+        }
+        let defaults = schema.defaults
+        var domain = Domain.named(app.id)
+        if let group = schema.groupContainerIdentifier, app.groups.contains(group) { domain = .named(group) }
         var pageTitles: [String: String] = [:]
         var pageJSON: [JSON] = []
         // A child page's title is its row's title, localised on the parent page.
         for page in pages {
-            let table = localization.strings(table: page.stringsTable ?? "Root")
+            let table = strings(page.stringsTable ?? "Root")
             for s in page.specifiers where s.type == "PSChildPaneSpecifier" {
                 if case .string(let file)? = s["File"], let found = bundle.pageFile(file, idiom: idiom), pageTitles[found] == nil {
                     pageTitles[found] = Self.string(s["Title"]).map { table[$0] ?? $0 } ?? file
@@ -67,35 +76,66 @@ public struct PageDocument {
             }
         }
         for page in pages {
-            let table = localization.strings(table: page.stringsTable ?? "Root")
+            let table = strings(page.stringsTable ?? "Root")
             pageJSON.append(.object([
                 ("file", .string(page.file)),
                 ("title", .string(page.file == pages.first?.file ? app.name : pageTitles[page.file] ?? page.file)),
                 ("sections", .array(sections(page, table: table, defaults: defaults))),
             ]))
         }
-        let editable = Self.editableRows(pages, idiom: idiom)
+        let editable = schema.editable
         var values: [(String, JSON)] = []
         for key in (Set(editable.keys).union(defaults.keys.map(\.string))).sorted(by: { PlistKey($0) < PlistKey($1) }) {
             values.append((key, JSON(value: shown(key, defaults: defaults))))
         }
         var raw: [JSON] = []
         for key in stored.keys.sorted() {
-            let v = stored[key]!
-            raw.append(.object([("key", .string(key.string)), ("type", .string(v.typeName)),
-                                ("text", .string(OldStylePrinter.describe(v))), ("value", JSON(value: v)),
-                                ("declared", .bool(editable[key.string] != nil))]))
+            raw.append(Self.rawEntry(key, stored[key]!, declared: editable[key.string] != nil))
         }
         return .object([
             ("id", .string(app.id)),
             ("name", .string(app.name)),
             ("version", .string(app.version)),
-            ("domain", .string(app.domain(idiom: idiom).description)),
-            ("language", localization.lproj.map { .string(String($0.dropLast(6))) } ?? .null),
+            ("domain", .string(domain.description)),
+            ("language", lproj.map { .string(String($0.dropLast(6))) } ?? .null),
             ("pages", .array(pageJSON)),
             ("values", .object(values)),
             ("managed", .array(forced.keys.sorted().map { .string($0.string) })),
             ("raw", .array(raw)),
+        ])
+    }
+
+    /// A row of the raw view: a stored key, typed, as `defaults read` shows it.
+    static func rawEntry(_ key: PlistKey, _ v: PlistValue, declared: Bool) -> JSON {
+        .object([("key", .string(key.string)), ("type", .string(v.typeName)),
+                 ("text", .string(OldStylePrinter.describe(v))), ("value", JSON(value: v)), ("declared", .bool(declared))])
+    }
+
+    /// The `change` event of `app` whose domain had `set` stored and
+    /// `removed` removed: what an open page needs to show the change without
+    /// reading the whole document again. `{"id", "values": {key: shown},
+    /// "raw": [rows of the keys set], "removed": [keys], "managed": [keys]}`;
+    /// `values` holds the changed keys the page shows (declared by a row or
+    /// registered), each as the page shows it (forced, else stored, else
+    /// registered). Only `{"id"}` for an app without a bundle: read it all again.
+    public static func changeEvent(_ app: InstalledApp, set: [PlistKey: PlistValue], removed: Set<String>,
+                                   managed: ManagedPreferences, idiom: Idiom = .phone, cache: SettingsCache) -> JSON {
+        guard let bundle = app.settingsBundle else { return .object([("id", .string(app.id))]) }
+        let schema = cache.schema(bundle, idiom: idiom)
+        var domain = Domain.named(app.id)
+        if let group = schema.groupContainerIdentifier, app.groups.contains(group) { domain = .named(group) }
+        let forced = managed.forcedValues(in: domain)
+        var values: [(String, JSON)] = []
+        for key in (Set(set.keys.map(\.string)).union(removed)).sorted(by: { PlistKey($0) < PlistKey($1) })
+        where schema.editable[key] != nil || schema.defaults[PlistKey(key)] != nil {
+            values.append((key, JSON(value: forced[PlistKey(key)] ?? set[PlistKey(key)] ?? schema.defaults[PlistKey(key)])))
+        }
+        return .object([
+            ("id", .string(app.id)),
+            ("values", .object(values)),
+            ("raw", .array(set.keys.sorted().map { rawEntry($0, set[$0]!, declared: schema.editable[$0.string] != nil) })),
+            ("removed", .array(removed.sorted().map { .string($0) })),
+            ("managed", .array(forced.keys.sorted().map { .string($0.string) })),
         ])
     }
 

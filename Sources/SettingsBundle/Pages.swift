@@ -183,4 +183,13 @@ extension SettingsBundle {
         walk.run()
         return walk.pages
     }
+
+    /// ``pages(idiom:profile:schema:)`` and every page file the walk read,
+    /// relative to the bundle (a page that failed to parse included): what
+    /// a cache of the pages must see unchanged to stay valid.
+    public func pagesAndFiles(idiom: Idiom = .phone, profile: Profile = .apple, schema: Schema = .builtInKinds) -> (pages: [Page], files: [String]) {
+        var walk = PageWalk(bundle: self, idiom: idiom, schema: schema, profile: profile)
+        walk.run()
+        return (walk.pages, walk.visited.sorted())
+    }
 }

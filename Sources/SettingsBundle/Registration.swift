@@ -37,6 +37,13 @@ public enum Registration {
             .mapValues { $0["DefaultValue"]! })
     }
 
+    /// ``defaults(of:idiom:profile:includeReadOnly:schema:)`` from pages already walked.
+    public static func defaults(pages: [Page], idiom: Idiom = .phone, profile: Profile = .apple,
+                                includeReadOnly: Bool = false, schema: Schema = .builtInKinds) -> [PlistKey: PlistValue] {
+        Dictionary(stringKeys: rows(pages, idiom: idiom, schema: schema, profile: profile, includeReadOnly: includeReadOnly)
+            .mapValues { $0["DefaultValue"]! })
+    }
+
     /// The rows that register a default on `idiom`, by key, the last in walk order winning.
     static func rows(_ pages: [Page], idiom: Idiom, schema: Schema, profile: Profile, includeReadOnly: Bool = false) -> [String: Specifier] {
         var kinds = editableKinds(profile)

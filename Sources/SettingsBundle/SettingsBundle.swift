@@ -97,6 +97,15 @@ public struct SettingsBundle: Sendable {
         }
     }
 
+    /// The strings file of `table` in `lproj` on `idiom` (relative to the
+    /// bundle, `nil` when there is none) and its strings (empty when it
+    /// cannot be read), as ``Localization/strings(table:)`` reads them.
+    public func stringsTable(_ table: String, lproj: String, idiom: Idiom) -> (file: String?, strings: [String: String]) {
+        guard let file = stringsFile(table, lproj: lproj, idiom: idiom) else { return (nil, [:]) }
+        guard let bytes = read(file), let decoded = try? StringsTable.decode(bytes) else { return (file, [:]) }
+        return (file, decoded.strings)
+    }
+
     /// The strings file of `table` in `lproj` on `idiom`: `table~<idiom>.strings`, then `table.strings`.
     func stringsFile(_ table: String, lproj: String, idiom: Idiom) -> String? {
         for candidate in [table + idiom.fileSuffix + ".strings", table + ".strings"] where exists(lproj + "/" + candidate) {

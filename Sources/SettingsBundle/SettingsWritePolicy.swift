@@ -15,15 +15,23 @@ public struct SettingsWritePolicy: WritePolicy {
     /// Finds the schema of a domain (an explicit bundle, the installed
     /// app's, a group's governing bundle, a registered one).
     public let lookup: SettingsSchemaLookup
+    /// A validator of a bundle kept in memory by a long-running writer (the
+    /// Settings app), or `nil` to use the compiled form on disk
+    /// (``CompiledSchemaCache``); it must not be stale.
+    public let validators: ValidatorSource?
 
-    public init(lookup: SettingsSchemaLookup) {
+    /// A bundle's validator on an idiom, or `nil` for the compiled form.
+    public typealias ValidatorSource = @Sendable (SettingsBundle, Idiom) -> WriteValidator?
+
+    public init(lookup: SettingsSchemaLookup, validators: ValidatorSource? = nil) {
         self.lookup = lookup
+        self.validators = validators
     }
 
     /// The policy of the domains under `root`, reading the app registry
     /// when a domain could be an app's or a group's.
-    public init(root: String, registry: Registry? = nil, explicitBundle: String? = nil) {
-        self.init(lookup: SettingsSchemaLookup(root: root, explicit: explicitBundle, registry: registry))
+    public init(root: String, registry: Registry? = nil, explicitBundle: String? = nil, validators: ValidatorSource? = nil) {
+        self.init(lookup: SettingsSchemaLookup(root: root, explicit: explicitBundle, registry: registry), validators: validators)
     }
 
     /// The message of a refused value, the same for every writer.
@@ -45,7 +53,7 @@ public struct SettingsWritePolicy: WritePolicy {
         guard let bundle else { return [] }
         let keys = Self.keysToCheck(old: old, new: new, options: options)
         if keys.isEmpty { return [] }
-        let validator = CompiledSchemaCache(directory: SettingsSchemaLookup.compiledSchemaDirectory(root: lookup.root))
+        let validator = validators?(bundle, idiom) ?? CompiledSchemaCache(directory: SettingsSchemaLookup.compiledSchemaDirectory(root: lookup.root))
             .validator(for: bundle, idiom: idiom, keys: keys)
         var notes: [WriteNote] = []
         for key in keys {

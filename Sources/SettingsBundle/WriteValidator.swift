@@ -26,13 +26,21 @@ public struct WriteValidator: Sendable {
     ///   without keys and rules (messages come from the full schema, which is
     ///   only read when a value is refused).
     public init(bundle: SettingsBundle, idiom: Idiom = .phone, profile: Profile = .apple, schema: Schema = .builtInKinds) {
-        self.customSchema = schema.kindsOnly ? nil : schema
-        self.kinds = schema.types.mapValues(\.kind)
         var walk = PageWalk(bundle: bundle, idiom: idiom, schema: schema, profile: profile)
         walk.run()
+        // Every file the walk read, a page that failed to parse included, so
+        // that fixing it makes the compiled form stale.
+        self.init(pages: walk.pages, pageFiles: walk.visited.sorted(), idiom: idiom, schema: schema)
+    }
+
+    /// A validator from pages already walked (``SettingsBundle/pagesAndFiles(idiom:profile:schema:)``
+    /// with the same `schema`): a reader that keeps a bundle's pages checks writes without reading them again.
+    public init(pages: [Page], pageFiles: [String], idiom: Idiom = .phone, schema: Schema = .builtInKinds) {
+        self.customSchema = schema.kindsOnly ? nil : schema
+        self.kinds = schema.types.mapValues(\.kind)
         var table: [String: Specifier] = [:]
         var hiddenTable: [String: Specifier] = [:]
-        for page in walk.pages {
+        for page in pages {
             for s in page.specifiers {
                 guard let k = s.key, schema.types[s.type] != nil else { continue }
                 if s.isShown(on: idiom) { table[k] = s } else { hiddenTable[k] = s }
@@ -42,9 +50,7 @@ public struct WriteValidator: Sendable {
         hiddenRows = hiddenTable.filter { table[$0.key] == nil }
         hidden = Set(hiddenRows.keys)
         self.idiom = idiom
-        // Every file the walk read, a page that failed to parse included, so
-        // that fixing it makes the compiled form stale.
-        pageFiles = walk.visited.sorted()
+        self.pageFiles = pageFiles
     }
 
     /// A validator from rows already looked up (``CompiledSchemaCache``).

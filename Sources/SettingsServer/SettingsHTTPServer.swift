@@ -35,6 +35,8 @@ final class SettingsHTTPServer {
     let loop: OpaquePointer
     var gate: AccessGate
     let watchers: DomainWatchers
+    /// The registry, the bundles' pages and strings tables, read again only when their files change.
+    let cache = SettingsCache()
     /// prefsd's store for reads and writes, while it answers.
     var daemonStore: DaemonPreferenceStore?
     var socketPath: String?
@@ -128,7 +130,7 @@ final class SettingsHTTPServer {
         _ = g_unix_fd_add_full(G_PRIORITY_DEFAULT, watchers.readEnd, G_IO_IN, cChanged, context, nil)
         _ = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, 15, cKeepAlive, context, nil)
         // Every app with a Settings.bundle is watched from the start.
-        for app in Catalog(root: root).apps() where app.settingsBundle != nil { watchers.watch(id: app.id, domain: app.domain()) }
+        for app in Catalog(root: root, cache: cache).apps() where app.settingsBundle != nil { watchers.watch(id: app.id, domain: app.domain()) }
         g_main_loop_run(loop)
         soup_server_disconnect(soup)
         if let socketPath { unlink(socketPath) }
@@ -145,9 +147,9 @@ final class SettingsHTTPServer {
         if let daemonStore {
             store = daemonStore
         } else {
-            store = DefaultsCommand.fileStore(root: root, managed: managed)
+            store = DefaultsCommand.fileStore(root: root, registry: cache.registry(root: root), managed: managed, validators: cache.validators)
         }
-        return SettingsEditor(store: store, managed: managed)
+        return SettingsEditor(store: store, managed: managed, cache: cache)
     }
 
     // MARK: Connections
@@ -282,7 +284,7 @@ final class SettingsHTTPServer {
             body = Array(UnsafeRawBufferPointer(start: data, count: n))
         }
         let request = HTTPRequest(method: method, path: path, token: token, headers: headers, body: body)
-        let router = SettingsRouter(gate: gate, catalog: Catalog(root: root), editor: editor())
+        let router = SettingsRouter(gate: gate, catalog: Catalog(root: root, cache: cache), editor: editor())
         // The watchers report every change, this server's own included: no broadcast here.
         let response = router.handle(request)
         if daemonStore != nil, response.status == 500 { daemonStore = nil }   // prefsd went away: the files next time
@@ -294,7 +296,7 @@ final class SettingsHTTPServer {
         // A page that asked for an app watches its domain from now on.
         if method == "GET", path.hasPrefix("/api/apps/"), response.status == 200 {
             let id = String(path.dropFirst(10).prefix { $0 != "/" })
-            if !watchers.isWatching(id), let app = Catalog(root: root).app(id) { watchers.watch(id: app.id, domain: app.domain()) }
+            if !watchers.isWatching(id), let app = Catalog(root: root, cache: cache).app(id) { watchers.watch(id: app.id, domain: app.domain()) }
         }
     }
 
@@ -334,11 +336,21 @@ final class SettingsHTTPServer {
         streams.removeAll { $0 == message }
     }
 
-    func broadcast(_ ids: [String]) {
-        for id in ids {
-            // An id is a bundle identifier: no newline can split the event.
-            guard !id.contains("\n") && !id.contains("\r") else { continue }
-            for stream in streams { send(stream, "event: change\ndata: \(id)\n\n") }
+    /// Tells every open page what changed: the changed keys as the page
+    /// shows them (``PageDocument/changeEvent(_:set:removed:managed:idiom:cache:)``),
+    /// or only the app's id when the page must read the whole document again.
+    func broadcast(_ changes: [(String, Pending)]) {
+        guard !streams.isEmpty else { return }
+        let catalog = Catalog(root: root, cache: cache)
+        for (id, pending) in changes {
+            let event: JSON
+            if let delta = pending.delta, let app = catalog.app(id) {
+                event = PageDocument.changeEvent(app, set: delta.set, removed: delta.removed, managed: managed, cache: cache)
+            } else {
+                event = .object([("id", .string(id))])
+            }
+            // JSON text escapes every line break: one `data` line.
+            for stream in streams { send(stream, "event: change\ndata: \(event.text)\n\n") }
         }
     }
 }
