@@ -210,6 +210,21 @@ def main():
             expect(page.get_by_role("button", name="Sort order")).to_contain_text("Date added", timeout=1000)
 
         @check
+        def a_change_event_updates_the_page_in_place_deletes_and_raw_keys_included():
+            # The event carries the keys changed (no fetch of the document): a
+            # deleted key shows its registered default, a key no row declares
+            # comes and goes in the raw view.
+            sort = page.get_by_role("button", name="Sort order")
+            h.run("defaults", "delete", APP, "sortOrder")
+            expect(sort).to_contain_text("Name", timeout=1000)
+            h.run("defaults", "write", APP, "liveExtra", "-int", "7")
+            expect(page.locator('#raw-table [data-raw-key="liveExtra"]')).to_have_value("7", timeout=1000)
+            h.run("defaults", "delete", APP, "liveExtra")
+            expect(page.locator('#raw-table [data-raw-row="liveExtra"]')).to_have_count(0, timeout=1000)
+            h.run("defaults", "write", APP, "sortOrder", "date")
+            expect(sort).to_contain_text("Date added", timeout=1000)
+
+        @check
         def the_managed_key_is_locked_and_cannot_be_changed():
             field = page.locator('[data-key="userName"]')
             expect(field).to_be_disabled()
