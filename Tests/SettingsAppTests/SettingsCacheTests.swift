@@ -105,6 +105,29 @@ import Glibc
         #expect(cache.state.withLock { $0.schemas.count } == 0)
     }
 
+    @Test func theWritePolicyChecksWithTheCachedPagesNeverStaleOnes() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        func writeSlider(max: Int) throws {
+            let rows: PlistValue = .array([.dictionary(["Type": .string("PSSliderSpecifier"), "Key": .string("level"), "DefaultValue": .real(1),
+                                                        "MinimumValue": .integer(0), "MaximumValue": .integer(Int128(max))])])
+            try FileSystem.makeDirectories(bundlePath)
+            try FileSystem.writeAtomically(try PlistCodec.encode(.dictionary(["PreferenceSpecifiers": rows]), format: .xml), to: bundlePath + "/Root.plist")
+        }
+        try writeSlider(max: 5)
+        age()
+        let cache = SettingsCache()
+        let policy = SettingsWritePolicy(root: scratch, explicitBundle: bundlePath, validators: cache.validators)
+        let options = WriteOptions(force: false, idiom: "phone", checkedKeys: ["level"])
+        #expect(throws: PreferencesError.self) {
+            try policy.check(.named("com.example.cache"), old: [:], new: ["level": .real(7)], options: options)
+        }
+        // The pages the server keeps, not the compiled form on disk.
+        #expect(!FileSystem.exists(SettingsSchemaLookup.compiledSchemaDirectory(root: scratch)))
+        #expect(cache.state.withLock { $0.schemas.count } == 1)
+        try writeSlider(max: 10)
+        _ = try policy.check(.named("com.example.cache"), old: [:], new: ["level": .real(7)], options: options)
+    }
+
     @Test func aChangeEventCarriesTheKeysAsThePageShowsThem() throws {
         defer { ScratchDirectory.remove(scratch) }
         try writeRoot(["alpha", "beta", "locked"])
