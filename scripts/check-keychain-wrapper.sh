@@ -22,6 +22,8 @@
 #   --group GROUP       a keychain-access-groups entry of the app (the app is
 #                       signed with a throw-away key; $(AppIdentifierPrefix)
 #                       is its team); may be repeated
+#   --key KEYFILE       sign the app with this key (apphome keygen) instead, so
+#                       that a test can know its team
 #   --prefsd            run a prefsd on the throw-away root; the calls go through it
 #   --no-error-bridging leave out the NSError bridging of the library's own
 #                       error types (below)
@@ -43,10 +45,10 @@
 # NSError made so. The types are named in the output.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-usage() { echo "usage: scripts/check-keychain-wrapper.sh [--name NAME] [--sources PATH] [--tests PATH] [--skip FILE]... [--skip-test NAME]... [--bundle-id ID] [--group GROUP]... [--prefsd] [--no-error-bridging] DIR" >&2; exit 2; }
+usage() { echo "usage: scripts/check-keychain-wrapper.sh [--name NAME] [--sources PATH] [--tests PATH] [--skip FILE]... [--skip-test NAME]... [--bundle-id ID] [--group GROUP]... [--key KEYFILE] [--prefsd] [--no-error-bridging] DIR" >&2; exit 2; }
 die() { echo "check-keychain-wrapper.sh: $*" >&2; exit 1; }
 
-name='' sources='' tests='' bundle_id='' prefsd=0 bridging=1 skips=() skip_tests=() groups=() dir=''
+name='' sources='' tests='' bundle_id='' key='' prefsd=0 bridging=1 skips=() skip_tests=() groups=() dir=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --name) [ $# -ge 2 ] || usage; name=$2; shift 2 ;;
@@ -56,6 +58,7 @@ while [ $# -gt 0 ]; do
         --skip-test) [ $# -ge 2 ] || usage; skip_tests+=("$2"); shift 2 ;;
         --bundle-id) [ $# -ge 2 ] || usage; bundle_id=$2; shift 2 ;;
         --group) [ $# -ge 2 ] || usage; groups+=("$2"); shift 2 ;;
+        --key) [ $# -ge 2 ] || usage; key=$2; shift 2 ;;
         --prefsd) prefsd=1; shift ;;
         --no-error-bridging) bridging=0; shift ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -65,6 +68,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$dir" ] || usage
 [ -d "$dir" ] || die "$dir is not a directory"
+[ -z "$key" ] || [ -f "$key" ] || die "no key at $key (apphome keygen KEYFILE makes one)"
+[ -z "$key" ] || key=$(cd "$(dirname "$key")" && pwd)/$(basename "$key")
 dir=$(cd "$dir" && pwd)
 for tool in git swift; do command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"; done
 bin=${BIN_DIR:-$here/.build/debug}
@@ -234,7 +239,9 @@ cp "$xctest" "$app/${name}Tests"
     fi
     printf '</dict></plist>\n'
 } > "$app/Info.plist"
-if [ ${#groups[@]} -gt 0 ]; then
+if [ -n "$key" ]; then
+    "$bin/apphome" sign "$app" --key "$key" >/dev/null
+elif [ ${#groups[@]} -gt 0 ]; then
     "$bin/apphome" keygen "$root/team.key" >/dev/null
     "$bin/apphome" sign "$app" --key "$root/team.key" >/dev/null
 fi
