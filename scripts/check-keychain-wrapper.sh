@@ -22,17 +22,33 @@
 #   --group GROUP       a keychain-access-groups entry of the app (the app is
 #                       signed with a throw-away key; $(AppIdentifierPrefix)
 #                       is its team); may be repeated
+#   --key KEYFILE       sign the app with this key (apphome keygen) instead, so
+#                       that a test can know its team
 #   --prefsd            run a prefsd on the throw-away root; the calls go through it
+#   --no-error-bridging leave out the NSError bridging of the library's own
+#                       error types (below)
 # Environment: BIN_DIR (AppHome's built commands, default .build/debug),
 # WORK_DIR (the kept build directory, default .build/wrapper-check/NAME).
 # Nothing of the wrapper is copied into the checkout; exit status is the
 # test binary's.
+#
+# Error bridging: on Apple platforms the Swift runtime turns any Error into an
+# NSError for `catch let e as NSError` and `e as? NSError` (with a
+# CustomNSError's domain, code and userInfo). Without the Objective-C runtime
+# that cast fails for every enum or struct that does not conform to
+# _ObjectiveCBridgeable (swift's DynamicCast.cpp: the Error-to-NSError path is
+# under SWIFT_OBJC_INTEROP), so such a `catch` never matches on Linux. The
+# script gives each top-level, non-generic enum or struct of the library that
+# declares Error (or CustomNSError, LocalizedError) that conformance in one added
+# file, AppHomeErrorBridging.swift: the NSError is the one Foundation's `as
+# NSError` coercion makes of the value, and casts back to the type only from an
+# NSError made so. The types are named in the output.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-usage() { echo "usage: scripts/check-keychain-wrapper.sh [--name NAME] [--sources PATH] [--tests PATH] [--skip FILE]... [--skip-test NAME]... [--bundle-id ID] [--group GROUP]... [--prefsd] DIR" >&2; exit 2; }
+usage() { echo "usage: scripts/check-keychain-wrapper.sh [--name NAME] [--sources PATH] [--tests PATH] [--skip FILE]... [--skip-test NAME]... [--bundle-id ID] [--group GROUP]... [--key KEYFILE] [--prefsd] [--no-error-bridging] DIR" >&2; exit 2; }
 die() { echo "check-keychain-wrapper.sh: $*" >&2; exit 1; }
 
-name='' sources='' tests='' bundle_id='' prefsd=0 skips=() skip_tests=() groups=() dir=''
+name='' sources='' tests='' bundle_id='' key='' prefsd=0 bridging=1 skips=() skip_tests=() groups=() dir=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --name) [ $# -ge 2 ] || usage; name=$2; shift 2 ;;
@@ -42,7 +58,9 @@ while [ $# -gt 0 ]; do
         --skip-test) [ $# -ge 2 ] || usage; skip_tests+=("$2"); shift 2 ;;
         --bundle-id) [ $# -ge 2 ] || usage; bundle_id=$2; shift 2 ;;
         --group) [ $# -ge 2 ] || usage; groups+=("$2"); shift 2 ;;
+        --key) [ $# -ge 2 ] || usage; key=$2; shift 2 ;;
         --prefsd) prefsd=1; shift ;;
+        --no-error-bridging) bridging=0; shift ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         -*) echo "check-keychain-wrapper.sh: unknown option $1" >&2; usage ;;
         *) [ -z "$dir" ] || usage; dir=$1; shift ;;
@@ -50,6 +68,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$dir" ] || usage
 [ -d "$dir" ] || die "$dir is not a directory"
+[ -z "$key" ] || [ -f "$key" ] || die "no key at $key (apphome keygen KEYFILE makes one)"
+[ -z "$key" ] || key=$(cd "$(dirname "$key")" && pwd)/$(basename "$key")
 dir=$(cd "$dir" && pwd)
 for tool in git swift; do command -v "$tool" >/dev/null 2>&1 || die "$tool is missing"; done
 bin=${BIN_DIR:-$here/.build/debug}
@@ -104,6 +124,74 @@ cat > "$pkg/Sources/$name/AppHomeSecurityVisible.swift" <<'SHIM'
 // library's clients, as the framework is on Apple platforms.
 @_exported import Security
 SHIM
+# Darwin's Error-to-NSError bridging for the library's own error types (see the
+# header): their declarations, `[public] [final|indirect] enum|struct NAME...: ...Error`
+# or `extension NAME: ...Error` of a top-level one, found in its sources.
+bridged=()
+rm -f "$pkg/Sources/$name/AppHomeErrorBridging.swift"
+if [ $bridging -eq 1 ]; then
+    libsrc=$work/library-sources.swift
+    find "$pkg/Sources/$name" -name '*.swift' -type f ! -name 'AppHome*.swift' -exec cat {} + > "$libsrc"
+    error_protocols='(Error|CustomNSError|LocalizedError)([ ,{]|$)'
+    decl='^(public |open |internal |package )?(final |indirect )?(enum|struct) '
+    candidates=$( { grep -E "$decl[A-Za-z_][A-Za-z0-9_]* *:[^{]*[:, ]$error_protocols" "$libsrc" | sed -E "s/$decl([A-Za-z_][A-Za-z0-9_]*).*/\4/"
+                    grep -E "^extension [A-Za-z_][A-Za-z0-9_]* *:[^{]*[:, ]$error_protocols" "$libsrc" | sed -E 's/^extension ([A-Za-z_][A-Za-z0-9_]*).*/\1/'; } | sort -u) || true
+    for t in $candidates; do
+        declaration=$(grep -m 1 -E "$decl$t([ :<{]|\$)" "$libsrc" || true)
+        [ -n "$declaration" ] || continue                       # not declared here at top level
+        case "$declaration" in *"$t<"*) continue ;; esac        # generic
+        grep -qE "extension $t *:.*_ObjectiveCBridgeable" "$libsrc" && continue
+        bridged+=("$t")
+    done
+    if [ ${#bridged[@]} -gt 0 ]; then
+        {
+            cat <<'BRIDGE'
+// Added by scripts/check-keychain-wrapper.sh: the library's error types bridge
+// to NSError as every Error does on Apple platforms (`catch let e as NSError`).
+import Foundation
+
+final class AppHomeBridgedError<Value: Error>: NSError, @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        // Foundation's own coercion: a CustomNSError's domain, code and userInfo.
+        let plain = (value as any Error) as NSError
+        self.value = value
+        super.init(domain: plain.domain, code: plain.code, userInfo: plain.userInfo)
+    }
+
+    required init?(coder: NSCoder) { nil }
+}
+BRIDGE
+            for t in "${bridged[@]}"; do
+                access=''
+                grep -qE "^(public |open )(final |indirect )?(enum|struct) $t([ :<{]|\$)" "$libsrc" && access='public '
+                cat <<BRIDGE
+
+extension $t: _ObjectiveCBridgeable {
+    ${access}func _bridgeToObjectiveC() -> NSError { AppHomeBridgedError(self) }
+
+    ${access}static func _forceBridgeFromObjectiveC(_ source: NSError, result: inout $t?) {
+        result = (source as? AppHomeBridgedError<$t>)?.value
+    }
+
+    ${access}static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout $t?) -> Bool {
+        result = (source as? AppHomeBridgedError<$t>)?.value
+        return result != nil
+    }
+
+    ${access}static func _unconditionallyBridgeFromObjectiveC(_ source: NSError?) -> $t {
+        guard let value = (source as? AppHomeBridgedError<$t>)?.value else {
+            preconditionFailure("\(source.map { "\(\$0.domain) \(\$0.code)" } ?? "nil") is not a $t")
+        }
+        return value
+    }
+}
+BRIDGE
+            done
+        } > "$pkg/Sources/$name/AppHomeErrorBridging.swift"
+    fi
+fi
 cat > "$pkg/Package.swift.new" <<MANIFEST
 // swift-tools-version:6.0
 // Made by scripts/check-keychain-wrapper.sh: $name's own sources against AppHome's Security.
@@ -122,6 +210,11 @@ MANIFEST
 cmp -s "$pkg/Package.swift.new" "$pkg/Package.swift" 2>/dev/null && rm "$pkg/Package.swift.new" || mv "$pkg/Package.swift.new" "$pkg/Package.swift"
 
 echo "== $name from $dir ($(git -C "$dir" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')), AppHome $version"
+if [ ${#bridged[@]} -gt 0 ]; then
+    echo "== NSError bridging as on Apple platforms (AppHomeErrorBridging.swift) for: ${bridged[*]}"
+elif [ $bridging -eq 1 ]; then
+    echo "== no error type of $name to bridge to NSError"
+fi
 (cd "$pkg" && swift package update >/dev/null 2>&1 && swift build --build-tests 2>&1 | grep -E 'error|warning: .*Security|Compiling '"$name"'|Build complete' | grep -v '^\[' ) || true
 xctest=$pkg/.build/debug/WrapperCheckPackageTests.xctest
 [ -x "$xctest" ] && [ "$xctest" -nt "$pkg/Package.swift" ] || (cd "$pkg" && swift build --build-tests >/dev/null 2>&1) || die "the package did not build (cd $pkg && swift build --build-tests)"
@@ -146,7 +239,9 @@ cp "$xctest" "$app/${name}Tests"
     fi
     printf '</dict></plist>\n'
 } > "$app/Info.plist"
-if [ ${#groups[@]} -gt 0 ]; then
+if [ -n "$key" ]; then
+    "$bin/apphome" sign "$app" --key "$key" >/dev/null
+elif [ ${#groups[@]} -gt 0 ]; then
     "$bin/apphome" keygen "$root/team.key" >/dev/null
     "$bin/apphome" sign "$app" --key "$root/team.key" >/dev/null
 fi
