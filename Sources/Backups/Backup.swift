@@ -340,12 +340,9 @@ struct HomeWalker {
             let mode = UInt32(st.st_mode) & 0o7777
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
-                let (sub, openError, marked) = Self.openReadingMark(dirFD, name, path: path, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard case let (sub, openError)? = openUnlessExcluded(dirFD, name, rel, path: path,
+                                                                       flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) else { continue }
                 defer { if sub >= 0 { close(sub) } }
-                if marked {
-                    excluded.append(rel)
-                    continue
-                }
                 entries.append(BackupEntry(path: rel, kind: .directory, mode: mode))
                 if sub >= 0 {
                     try walk(rel, at: path, fd: sub)
@@ -356,12 +353,9 @@ struct HomeWalker {
                 let target = try TreeOperations.linkTarget(path)
                 entries.append(BackupEntry(path: rel, kind: .symlink(target: target), mode: mode))
             case S_IFREG:
-                let (fd, openError, marked) = Self.openReadingMark(dirFD, name, path: path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                guard case let (fd, openError)? = openUnlessExcluded(dirFD, name, rel, path: path,
+                                                                     flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) else { continue }
                 defer { if fd >= 0 { close(fd) } }
-                if marked {
-                    excluded.append(rel)
-                    continue
-                }
                 if let stem = Self.companionStem(name), databasesHere.contains(PlistKey(stem)) { continue }
                 guard fd >= 0 else { throw SystemError("open", path: path, errno: openError) }
                 let (entry, isDatabase) = try file(rel, path: path, fd: fd, in: dirFD, name: name)
@@ -377,15 +371,19 @@ struct HomeWalker {
         }
     }
 
-    /// Opens the entry `name` of the directory open as `dirFD` with
+    /// Opens the entry `name` (`rel`) of the directory open as `dirFD` with
     /// `flags`, then reads the exclusion mark from the descriptor (so the
     /// mark is the opened item's), or from `path` when it could not be opened.
-    /// - Returns: the descriptor (-1 when the open failed), the open's
-    ///   `errno` (0 when it succeeded), and whether the item is marked.
-    private static func openReadingMark(_ dirFD: Int32, _ name: String, path: String, flags: Int32) -> (fd: Int32, error: Int32, marked: Bool) {
+    /// - Returns: the descriptor (-1 when the open failed) and the open's
+    ///   `errno` (0 when it succeeded); `nil` when the item is marked: it is
+    ///   then recorded in ``excluded`` and its descriptor closed.
+    private mutating func openUnlessExcluded(_ dirFD: Int32, _ name: String, _ rel: String, path: String, flags: Int32) -> (fd: Int32, error: Int32)? {
         let fd = openat(dirFD, name, flags)
         let error = fd < 0 ? errno : 0
-        return (fd, error, isMarkedExcluded(fd, path: path))
+        guard Self.isMarkedExcluded(fd, path: path) else { return (fd, error) }
+        if fd >= 0 { close(fd) }
+        excluded.append(rel)
+        return nil
     }
 
     /// Whether the item open as `fd` (or at `path` when it could not be

@@ -62,7 +62,7 @@ public struct BackupEntry: Equatable, Sendable {
 /// The on-disk form is described in `Schemas/backup.md`: an envelope
 /// `{FormatVersion, Manifest = <data>, Checksum = <data>}` whose checksum
 /// covers the inner manifest's bytes, so an edit anywhere in it is found.
-public struct BackupManifest: Equatable, Sendable {
+public struct BackupManifest: Equatable, Sendable, BundleVersioned {
     /// The newest format version this code reads and writes: 2 adds
     /// `Groups`, 3 adds `TeamIdentifier` and `Unsettled` on an entry, 4
     /// adds `StateOf` and `Extents` on an entry and `LeftOut`. A backup is
@@ -122,12 +122,6 @@ public struct BackupManifest: Equatable, Sendable {
         self.entries = entries
         self.participants = participants
         self.groups = groups
-    }
-
-    /// `1.0 (1)`, or the build alone.
-    public var displayVersion: String {
-        if let short = shortVersion { return "\(short) (\(version))" }
-        return version
     }
 
     /// The home's entries, then each group's (in group order) with its

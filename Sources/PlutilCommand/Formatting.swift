@@ -249,7 +249,7 @@ enum Formatting {
             out.append(contentsOf: repeatElement(0x20, count: n))
         }
         switch value {
-        case .string(let s): jsonString(s, into: &out)
+        case .string(let s): JSONString.append(s, escaping: .solidus, to: &out)
         case .integer(let n): out.append(contentsOf: "\(n)".utf8)
         case .real(let r):
             guard r.isFinite else { throw .message("Invalid object in plist for JSON format") }
@@ -270,44 +270,13 @@ enum Formatting {
             for (k, entry) in sortedEntries(d).enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
                 newline(indent + 2)
-                jsonString(entry.key.string, into: &out)
+                JSONString.append(entry.key.string, escaping: .solidus, to: &out)
                 out.append(contentsOf: (readable ? " : " : ":").utf8)
                 try json(entry.value, readable: readable, indent: indent + 2, into: &out)
             }
             newline(indent)
             out.append(UInt8(ascii: "}"))
         }
-    }
-
-    private static func jsonString(_ s: String, into out: inout [UInt8]) {
-        // Most strings need no escape: copied whole.
-        let plain: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
-            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
-        }
-        if plain == true {
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: s.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case UInt8(ascii: "/"): out.append(contentsOf: "\\/".utf8)
-            case 0x08: out.append(contentsOf: "\\b".utf8)
-            case 0x0C: out.append(contentsOf: "\\f".utf8)
-            case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0x0D: out.append(contentsOf: "\\r".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
-            default: out.append(b)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 
     // MARK: - Raw

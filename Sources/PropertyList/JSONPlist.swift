@@ -56,7 +56,7 @@ enum JSONPlist {
     private static func write(_ value: PlistValue, indent: Int, nesting: Int, to out: inout [UInt8]) throws(PlistError) {
         switch value {
         case .string(let s):
-            quote(s, into: &out)
+            JSONString.append(s, to: &out)
         case .integer(let v):
             guard PlistValue.integerRange.contains(v) else {
                 throw .unrepresentable("integer \(v) in a property list (outside \(Int64.min)...\(UInt64.max))")
@@ -128,7 +128,7 @@ enum JSONPlist {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             newline(indent + 2, &out)
-            quote(key.string, into: &out)
+            JSONString.append(key.string, to: &out)
             out.append(contentsOf: ": ".utf8)
             try write(item, indent: indent + 2, nesting: nesting + 1, to: &out)
         }
@@ -138,29 +138,6 @@ enum JSONPlist {
 
     private static func checkNesting(_ n: Int) throws(PlistError) {
         if n > maximumNesting { throw .tooDeep(limit: PlistValue.maximumDepth) }
-    }
-
-    static func quote(_ s: String, into out: inout [UInt8]) {
-        let hexDigits = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0x0D: out.append(contentsOf: "\\r".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case 0x08: out.append(contentsOf: "\\b".utf8)
-            case 0x0C: out.append(contentsOf: "\\f".utf8)
-            case 0x00..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(c >> 4)])
-                out.append(hexDigits[Int(c & 0x0F)])
-            default:
-                out.append(c)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 
     // MARK: - Reading

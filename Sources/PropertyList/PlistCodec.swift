@@ -150,12 +150,12 @@ public enum PlistCodec {
     }
 
     /// `text` as a JSON string literal, quoted and escaped the way the
-    /// typed-JSON writer escapes strings, for commands that write small JSON
-    /// documents of their own.
+    /// typed-JSON writer escapes strings (``JSONString``), for commands that
+    /// write small JSON documents of their own.
     public static func jsonStringLiteral(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 2)
-        JSONPlist.quote(text, into: &out)
+        JSONString.append(text, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 }

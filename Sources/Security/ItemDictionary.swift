@@ -235,24 +235,7 @@ struct ItemDictionary {
             throw SecFailure(errSecReadOnlyAttr, "kSecAttrCreationDate and kSecAttrModificationDate are set by the keychain")
         }
         var a = ItemAttributes(itemClass: try itemClass())
-        a.accessGroup = try accessGroup()
-        if let v = try string(kSecAttrAccount) { a.account = v }
-        if let v = try string(kSecAttrService) { a.service = v }
-        if let v = try string(kSecAttrServer) { a.server = v }
-        if let v = try code(kSecAttrProtocol) { a.protocol = v }
-        if let v = try port() { a.port = v }
-        if let v = try string(kSecAttrPath) { a.path = v }
-        if let v = try code(kSecAttrAuthenticationType) { a.authenticationType = v }
-        if let v = try string(kSecAttrSecurityDomain) { a.securityDomain = v }
-        a.label = try string(kSecAttrLabel)
-        a.description = try string(kSecAttrDescription)
-        a.comment = try string(kSecAttrComment)
-        a.generic = try data(kSecAttrGeneric).map { Array($0) }
-        if let v = try accessibility() { a.accessibility = v }
-        if let v = entries[kSecAttrSynchronizable as String] {
-            if v is String { throw SecFailure(errSecParam, "kSecAttrSynchronizableAny is for queries; a new item is synchronizable or not") }
-            a.synchronizable = try bool(kSecAttrSynchronizable)!
-        }
+        try attributeChanges(synchronizableAny: "kSecAttrSynchronizableAny is for queries; a new item is synchronizable or not").apply(to: &a)
         return (a, try data(kSecValueData) ?? Data())
     }
 
@@ -266,6 +249,17 @@ struct ItemDictionary {
         if has(kSecAttrCreationDate) || has(kSecAttrModificationDate) {
             throw SecFailure(errSecReadOnlyAttr, "kSecAttrCreationDate and kSecAttrModificationDate are set by the keychain")
         }
+        var c = try attributeChanges(synchronizableAny: "kSecAttrSynchronizableAny is for queries")
+        if let d = try data(kSecValueData) { c.data = d.withUnsafeBytes { SecureBytes(copying: $0) } }
+        return c
+    }
+
+    /// The attributes the dictionary sets, read alike for a new item (applied
+    /// to a fresh one) and for SecItemUpdate: each `nil` when not named.
+    ///
+    /// - Parameter refusal: the message refusing `kSecAttrSynchronizableAny`,
+    ///   which only a query takes.
+    private func attributeChanges(synchronizableAny refusal: String) throws(SecFailure) -> ItemChanges {
         var c = ItemChanges()
         c.accessGroup = try accessGroup()
         c.account = try string(kSecAttrAccount)
@@ -282,10 +276,9 @@ struct ItemDictionary {
         if has(kSecAttrGeneric) { c.generic = .some(try data(kSecAttrGeneric).map { Array($0) }) }
         c.accessibility = try accessibility()
         if let v = entries[kSecAttrSynchronizable as String] {
-            if v is String { throw SecFailure(errSecParam, "kSecAttrSynchronizableAny is for queries") }
+            if v is String { throw SecFailure(errSecParam, refusal) }
             c.synchronizable = try bool(kSecAttrSynchronizable)!
         }
-        if let d = try data(kSecValueData) { c.data = d.withUnsafeBytes { SecureBytes(copying: $0) } }
         return c
     }
 }

@@ -24,21 +24,16 @@ public enum SecurityMain {
     /// sibling); `false`: the sibling itself.
     public static func run(handsOffSecretService: Bool) -> Never {
         ProcessHardening.disableCoreDumps()
-        let console = ProcessConsole()
-        let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
         var handOff: (@Sendable () -> Void)?
         if handsOffSecretService {
             LibSecretStore.forbidLoading("security cannot reach the Secret Service itself, and \(sibling) was not run")
             handOff = { handOffToSibling() }
         }
-        let environment = SecurityEnvironment(configuration: configuration, standardInputIsTerminal: isatty(0) != 0,
-                                              secretServiceHandOff: handOff)
-        let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "security", console: console,
-                                              secretAfter: SecurityCommand.secretOptions) { arguments in
-            SecurityCommand.run(arguments, environment: environment, console: console, prompter: TerminalPrompter())
+        CommandMain.run(command: "security", secretAfter: SecurityCommand.secretOptions) { arguments, configuration, console in
+            let environment = SecurityEnvironment(configuration: configuration, standardInputIsTerminal: isatty(0) != 0,
+                                                  secretServiceHandOff: handOff)
+            return SecurityCommand.run(arguments, environment: environment, console: console, prompter: TerminalPrompter())
         }
-        console.flush()
-        exit(status)
     }
 
     /// Where the sibling is, beside this program (`directory` is the one

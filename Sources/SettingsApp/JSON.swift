@@ -13,70 +13,47 @@ public indirect enum JSON: Equatable, Sendable {
     /// Keys in the order given (the page relies on none, tests read it easily).
     case object([(String, JSON)])
 
-    public static func == (a: JSON, b: JSON) -> Bool { a.text == b.text }
+    public static func == (a: JSON, b: JSON) -> Bool { a.bytes == b.bytes }
 
     /// The value as compact JSON text.
-    public var text: String {
-        var out = ""
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The value as UTF-8 bytes.
+    public var bytes: [UInt8] {
+        var out: [UInt8] = []
         write(into: &out)
         return out
     }
 
-    /// The value as UTF-8 bytes.
-    public var bytes: [UInt8] { Array(text.utf8) }
-
-    func write(into out: inout String) {
+    func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .integer(let i): out += String(i)
+        case .null: out += "null".utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .integer(let i): out += String(i).utf8
         case .number(let d):
             if d.isFinite {
-                out += d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) + ".0" : String(d)
+                out += (d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) + ".0" : String(d)).utf8
             } else {
-                out += "null"
+                out += "null".utf8
             }
-        case .string(let s): Self.quote(s, into: &out)
+        case .string(let s): JSONString.append(s, escaping: .html, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let entries):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (k, v)) in entries.enumerated() {
-                if i > 0 { out += "," }
-                Self.quote(k, into: &out)
-                out += ":"
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONString.append(k, escaping: .html, to: &out)
+                out.append(UInt8(ascii: ":"))
                 v.write(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
-    }
-
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                out += "\\u" + hex4(scalar.value)
-            default:
-                if scalar.value < 0x20 { out += "\\u" + hex4(scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        out += "\""
-    }
-
-    static func hex4(_ v: UInt32) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(v >> 12 & 0xF)], digits[Int(v >> 8 & 0xF)], digits[Int(v >> 4 & 0xF)], digits[Int(v & 0xF)]])
     }
 
     /// A preference value as the page sees it: strings, numbers and

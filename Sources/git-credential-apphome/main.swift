@@ -1,17 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import AppHomeSystem
 import CommandSupport
 import GitCredential
-import Keychain
 import KeychainSecretService
 
 ProcessHardening.disableCoreDumps()
-let console = ProcessConsole()
-let configuration = Configuration(variable: { getenv($0).map { String(cString: $0) } })
-let status = CommandLineArguments.run(CommandLineArguments.processBytes(), command: "git-credential-apphome", console: console) { arguments in
+CommandMain.run(command: "git-credential-apphome") { arguments, configuration, console in
     GitCredentialHelper.run(arguments, configuration: configuration, console: console)
 }
-console.flush()
-exit(status)

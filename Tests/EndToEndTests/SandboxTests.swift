@@ -107,22 +107,6 @@ struct SandboxTests {
     print("ok" if r.get("ok") else "refused: " + r.get("error", {}).get("message", "?"))
     """#
 
-    /// A systemd-like peer of the credential socket (as SystemdCredentialTests).
-    static let credentialPeer = """
-    import os, socket, sys
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind(b"\\0" + os.urandom(8).hex().encode() + b"/unit/" + sys.argv[2].encode() + b"/" + sys.argv[3].encode())
-    os.chdir(os.path.dirname(sys.argv[1]))  # a home's path is longer than a socket address holds
-    s.connect(os.path.basename(sys.argv[1]))
-    s.shutdown(socket.SHUT_WR)
-    out = b""
-    while True:
-        b = s.recv(65536)
-        if not b: break
-        out += b
-    sys.stdout.buffer.write(out)
-    """
-
     let t: TempRoot
     init() throws { t = try TempRoot() }
 
@@ -290,12 +274,12 @@ struct SandboxTests {
             return try apphome(run + arguments, env: env)
         }
         // Outside a sandbox, a child that cleared its environment is the user (the old hole) ...
-        let userCredential = try python(Self.credentialPeer, [credentialSocket, "web.service", "token"], sandbox: false)
+        let userCredential = try python(SystemdCredentialTests.peer, [credentialSocket, "web.service", "token"], sandbox: false)
         #expect(userCredential.stdout == "s3cr3t-token\n", "\(userCredential)")
         let userLogin = try python(Self.prefsdClient, [daemon.socket.path, t.root.path, "32", loginFind], sandbox: false)
         #expect(userLogin.status == 0 && !userLogin.stdout.isEmpty && !userLogin.stdout.contains("no app may use it"), "\(userLogin)")
         // ... and inside the sandbox it is still the app, whatever its environment.
-        let appCredential = try python(Self.credentialPeer, [credentialSocket, "web.service", "token"], sandbox: true)
+        let appCredential = try python(SystemdCredentialTests.peer, [credentialSocket, "web.service", "token"], sandbox: true)
         #expect(appCredential.status == 0 && appCredential.stdout.isEmpty, "\(appCredential)")
         let appLogin = try python(Self.prefsdClient, [daemon.socket.path, t.root.path, "32", loginFind], sandbox: true)
         #expect(appLogin.stdout.contains("refused: prefsd: the caller runs in the sandbox of \(Self.walled)")

@@ -6,11 +6,16 @@ import Testing
 /// systemd is PID 1, to a real `systemd-run --user -p LoadCredential=` unit.
 @Suite("systemd credentials from the keychain")
 struct SystemdCredentialTests {
+    /// A peer of the credential socket that speaks as systemd's service
+    /// manager (its abstract address names the unit and the credential):
+    /// `python3 -c peer SOCKET UNIT ID` prints what prefsd sends. SandboxTests
+    /// runs it too, inside and outside an app's sandbox.
     static let peer = """
     import os, socket, sys
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(b"\\0" + os.urandom(8).hex().encode() + b"/unit/" + sys.argv[2].encode() + b"/" + sys.argv[3].encode())
-    s.connect(sys.argv[1])
+    os.chdir(os.path.dirname(sys.argv[1]))  # a home's path is longer than a socket address holds
+    s.connect(os.path.basename(sys.argv[1]))
     s.shutdown(socket.SHUT_WR)
     out = b""
     while True:

@@ -59,10 +59,22 @@ extension ContainerOperation {
     }
 }
 
-extension AppBundle {
+/// Something that names an app's version: a bundle, a registry entry, a
+/// backup's manifest.
+public protocol BundleVersioned {
+    /// `CFBundleVersion`, the build.
+    var version: String { get }
+    /// `CFBundleShortVersionString`, the release, if the bundle has one.
+    var shortVersion: String? { get }
+}
+
+extension BundleVersioned {
     /// The version as people read it: `1.0 (1)`, or the build alone.
     public var displayVersion: String {
         if let short = shortVersion { return "\(short) (\(version))" }
         return version
     }
 }
+
+extension AppBundle: BundleVersioned {}
+extension RegistryEntry: BundleVersioned {}

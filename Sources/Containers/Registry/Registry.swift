@@ -42,12 +42,6 @@ public struct RegistryEntry: Equatable, Sendable {
         self.ubiquityKeyValueStore = ubiquityKeyValueStore
     }
 
-    /// The version as people read it: `1.0 (1)`, or the build alone.
-    public var displayVersion: String {
-        if let short = shortVersion { return "\(short) (\(version))" }
-        return version
-    }
-
     /// The entry as the registry (and the journal) store it.
     var plistValue: PlistValue {
         var d: [PlistKey: PlistValue] = [

@@ -105,7 +105,8 @@ public struct ItemChanges: Sendable {
             && accessibility == nil && label == nil && description == nil && comment == nil && generic == nil && data == nil
     }
 
-    func apply(to a: inout ItemAttributes) {
+    /// Sets the attributes these changes name on `a` (not ``data``).
+    public func apply(to a: inout ItemAttributes) {
         if let v = accessGroup { a.accessGroup = v }
         if let v = account { a.account = v }
         if let v = service { a.service = v }
