@@ -63,8 +63,18 @@ public struct CompiledSchemaCache: Sendable {
     }
 
     func path(for bundle: SettingsBundle, idiom: Idiom) -> String {
-        directory + "/" + Self.hex(Self.fnv1a(Array((bundle.path + "\0" + idiom.rawValue).utf8))) + ".compiled"
+        // FNV-1a of "<bundle path>\0<idiom>", hashed as it is read (no string put together first).
+        var h = Self.fnv1aBasis
+        for b in bundle.path.utf8 { h = Self.fnv1aStep(h, b) }
+        h = Self.fnv1aStep(h, 0)
+        for b in idiom.rawValue.utf8 { h = Self.fnv1aStep(h, b) }
+        return directory + "/" + Self.hex(h) + ".compiled"
     }
+
+    static let fnv1aBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    static func fnv1aStep(_ h: UInt64, _ b: UInt8) -> UInt64 { (h ^ UInt64(b)) &* 0x100_0000_01b3 }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -78,20 +88,66 @@ public struct CompiledSchemaCache: Sendable {
 
     /// `size mtime-s mtime-ns inode` of a path, or `nil` when it cannot be read.
     static func stamp(_ path: String) -> String? {
+        stampBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// ``stamp(_:)`` as bytes, formatted by hand: every validated write
+    /// checks each source, and string interpolation costs ten times more.
+    static func stampBytes(_ path: String) -> [UInt8]? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return "\(st.st_size) \(st.st_mtim.tv_sec) \(st.st_mtim.tv_nsec) \(st.st_ino)"
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        appendDecimal(Int64(st.st_size), to: &out)
+        out.append(0x20)
+        appendDecimal(Int64(st.st_mtim.tv_sec), to: &out)
+        out.append(0x20)
+        appendDecimal(Int64(st.st_mtim.tv_nsec), to: &out)
+        out.append(0x20)
+        appendDecimal(UInt64(st.st_ino), negative: false, to: &out)
+        return out
+    }
+
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        appendDecimal(value.magnitude, negative: value < 0, to: &out)
+    }
+
+    static func appendDecimal(_ magnitude: UInt64, negative: Bool, to out: inout [UInt8]) {
+        if negative { out.append(UInt8(ascii: "-")) }
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        var m = magnitude
+        while divisor > 0 {
+            out.append(UInt8(truncatingIfNeeded: 48 + m / divisor))
+            m %= divisor
+            divisor /= 10
+        }
     }
 
     func header(_ bundle: SettingsBundle, _ idiom: Idiom) -> String {
-        "\(Self.magic)\nschema \(Self.schemaStamp)\nbundle \(bundle.path)\nidiom \(idiom.rawValue)\n"
+        String(decoding: headerBytes(bundle, idiom), as: UTF8.self)
+    }
+
+    /// ``header(_:_:)`` as bytes, put together without string interpolation (read on every validated write).
+    func headerBytes(_ bundle: SettingsBundle, _ idiom: Idiom) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.magic.utf8.count + bundle.path.utf8.count + 64)
+        out.append(contentsOf: Self.magic.utf8)
+        out.append(contentsOf: "\nschema ".utf8)
+        out.append(contentsOf: Self.schemaStamp.utf8)
+        out.append(contentsOf: "\nbundle ".utf8)
+        out.append(contentsOf: bundle.path.utf8)
+        out.append(contentsOf: "\nidiom ".utf8)
+        out.append(contentsOf: idiom.rawValue.utf8)
+        out.append(0x0A)
+        return out
     }
 
     /// Reads a compiled file; `nil` when it is stale or damaged.
     func lookUp(_ reader: RangeReader, bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator? {
         // The header is small; a file whose header does not fit in the first read is compiled again.
         guard let head = reader.read(at: 0, count: 16_384) else { return nil }
-        let expected = Array(header(bundle, idiom).utf8)
+        let expected = headerBytes(bundle, idiom)
         guard head.starts(with: expected) else { return nil }
         // Byte-level parsing: this runs on every validated write, and each
         // generic type used for the first time costs the runtime a look-up.
@@ -109,8 +165,8 @@ public struct CompiledSchemaCache: Sendable {
                 spaces += 1
                 if spaces == 5 { pathStart = j + 1; break }
             }
-            guard spaces == 5, let stamp = Self.stamp(String(decoding: head[pathStart..<end], as: UTF8.self)),
-                  head[(line.startIndex + prefix.count)..<(pathStart - 1)].elementsEqual(stamp.utf8) else { return nil }
+            guard spaces == 5, let stamp = Self.stampBytes(String(decoding: head[pathStart..<end], as: UTF8.self)),
+                  head[(line.startIndex + prefix.count)..<(pathStart - 1)].elementsEqual(stamp) else { return nil }
         }
         guard let end = Self.lineEnd(head, from: i), head[i..<end].starts(with: "buckets ".utf8) else { return nil }
         var offsets: [Int] = []
@@ -260,16 +316,19 @@ final class RangeReader {
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file), or `nil` on an error.
     func read(at offset: Int, count: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return nil }
-            if n == 0 { break }
-            done += n
+        var failed = false
+        // Not zeroed first: the bytes read are all that is kept.
+        let out = [UInt8](unsafeUninitializedCapacity: max(count, 1)) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failed = true; break }
+                if n == 0 { break }
+                done += n
+            }
+            initialized = done
         }
-        out.removeSubrange(done...)
-        return out
+        return failed ? nil : out
     }
 }
