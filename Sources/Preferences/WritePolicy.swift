@@ -72,14 +72,11 @@ extension WritePolicy {
         // No Set and no key path: this runs on every validated write, and
         // each generic type or key path used for the first time costs the
         // runtime thousands of instructions.
-        var keys: [PlistKey] = []
-        for (k, v) in new where old[k] != v { keys.append(k) }
-        for k in options.checkedKeys where new[k] != nil {
-            let key = PlistKey(k)
-            if !keys.contains(key) { keys.append(key) }
-        }
-        keys.sort()
-        return keys.map { $0.string }
+        var keys: [String] = []
+        for (k, v) in new where old[k] != v { keys.append(k.string) }
+        for k in options.checkedKeys where new[k] != nil && !keys.contains(where: { PlistKey($0) == PlistKey(k) }) { keys.append(k) }
+        keys.sort { PlistKey($0) < PlistKey($1) }   // code point order, as PlistKey sorts
+        return keys
     }
 
     /// The keys a change from `old` to `new` removes, sorted.
