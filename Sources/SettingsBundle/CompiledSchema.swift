@@ -190,9 +190,10 @@ public struct CompiledSchemaCache: Sendable {
         i = end + 1
         let bodyStart = i
         guard reader.size == bodyStart + offsets[Self.bucketCount] else { return nil }  // cut short or grown
-        var declarations: [String: Specifier] = [:]
+        // Sized once: a first insert that grows the storage costs more than the look-up.
+        var declarations = [String: Specifier](minimumCapacity: keys.count)
         var hidden: Set<String> = []
-        var kinds: [String: String] = [:]
+        var kinds = [String: String](minimumCapacity: keys.count)
         for key in keys {
             let b = Self.bucket(key)
             guard offsets[b] < offsets[b + 1] else { continue }
@@ -245,22 +246,27 @@ public struct CompiledSchemaCache: Sendable {
 
     static func unhex(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            default: return nil
+        // Lower-case digits only (as written); 0xFF for anything else.
+        @inline(__always) func nibble(_ c: UInt8) -> UInt8 {
+            let d = c &- UInt8(ascii: "0")
+            if d < 10 { return d }
+            let a = c &- UInt8(ascii: "a")
+            return a < 6 ? a + 10 : 0xFF
+        }
+        var bad = false
+        let out = [UInt8](unsafeUninitializedCapacity: text.count / 2) { buffer, initialized in
+            text.withUnsafeBufferPointer { t in
+                var j = 0
+                while j < t.count / 2 {
+                    let hi = nibble(t[2 * j]), lo = nibble(t[2 * j + 1])
+                    if hi > 15 || lo > 15 { bad = true; break }
+                    buffer[j] = hi << 4 | lo
+                    j += 1
+                }
+                initialized = j
             }
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 2)
-        var i = text.startIndex
-        while i < text.endIndex {
-            guard let hi = nibble(text[i]), let lo = nibble(text[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
+        return bad ? nil : out
     }
 
     func write(_ validator: WriteValidator, bundle: SettingsBundle, idiom: Idiom, to file: String) throws {
