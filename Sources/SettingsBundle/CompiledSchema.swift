@@ -91,37 +91,11 @@ public struct CompiledSchemaCache: Sendable {
         stampBytes(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// ``stampBytes(_:)`` of the path `path` (bytes): through `bundleFD`
-    /// (the bundle's directory, open) when `path` is that directory
-    /// (`bundlePrefix` without its slash) or a path in it, else by itself.
-    static func stampBytes(_ path: ArraySlice<UInt8>, bundleFD: Int32, bundlePrefix: [UInt8]) -> [UInt8]? {
-        if bundleFD >= 0, !path.contains(0) {
-            var st = stat()
-            if path.elementsEqual(bundlePrefix.dropLast()) {
-                guard fstat(bundleFD, &st) == 0 else { return nil }
-                return stampBytes(st)
-            }
-            if path.starts(with: bundlePrefix), path.count > bundlePrefix.count {
-                let relative = Array(path.dropFirst(bundlePrefix.count)) + [0]
-                let rc = relative.withUnsafeBufferPointer { p in
-                    p.withMemoryRebound(to: CChar.self) { fstatat(bundleFD, $0.baseAddress!, &st, 0) }
-                }
-                guard rc == 0 else { return nil }
-                return stampBytes(st)
-            }
-        }
-        return stampBytes(String(decoding: path, as: UTF8.self))
-    }
-
     /// ``stamp(_:)`` as bytes, formatted by hand: every validated write
     /// checks each source, and string interpolation costs ten times more.
     static func stampBytes(_ path: String) -> [UInt8]? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return stampBytes(st)
-    }
-
-    static func stampBytes(_ st: stat) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         appendDecimal(Int64(st.st_size), to: &out)
@@ -178,12 +152,6 @@ public struct CompiledSchemaCache: Sendable {
         // Byte-level parsing: this runs on every validated write, and each
         // generic type used for the first time costs the runtime a look-up.
         var i = expected.count
-        // The sources are the bundle and paths in it: each is looked at
-        // from the bundle's directory, opened once (one path component per
-        // `stat`, not the whole path and the link a registered bundle is).
-        let bundleFD = open(bundle.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if bundleFD >= 0 { close(bundleFD) } }
-        let bundlePrefix = Array(bundle.path.utf8) + [UInt8(ascii: "/")]
         while true {
             guard let end = Self.lineEnd(head, from: i) else { return nil }
             let line = head[i..<end]
@@ -197,7 +165,7 @@ public struct CompiledSchemaCache: Sendable {
                 spaces += 1
                 if spaces == 5 { pathStart = j + 1; break }
             }
-            guard spaces == 5, let stamp = Self.stampBytes(head[pathStart..<end], bundleFD: bundleFD, bundlePrefix: bundlePrefix),
+            guard spaces == 5, let stamp = Self.stampBytes(String(decoding: head[pathStart..<end], as: UTF8.self)),
                   head[(line.startIndex + prefix.count)..<(pathStart - 1)].elementsEqual(stamp) else { return nil }
         }
         guard let end = Self.lineEnd(head, from: i), head[i..<end].starts(with: "buckets ".utf8) else { return nil }
