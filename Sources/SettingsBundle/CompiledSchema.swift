@@ -197,9 +197,15 @@ public struct CompiledSchemaCache: Sendable {
         for key in keys {
             let b = Self.bucket(key)
             guard offsets[b] < offsets[b + 1] else { continue }
-            guard let slice = reader.read(at: bodyStart + offsets[b], count: offsets[b + 1] - offsets[b]),
-                  slice.count == offsets[b + 1] - offsets[b] else { return nil }
-            let lines = [0x0A] + slice
+            let lines: [UInt8]
+            if head.count == reader.size {
+                // A small file was read whole with the header: no second read.
+                lines = [0x0A] + head[(bodyStart + offsets[b])..<(bodyStart + offsets[b + 1])]
+            } else {
+                guard let slice = reader.read(at: bodyStart + offsets[b], count: offsets[b + 1] - offsets[b]),
+                      slice.count == offsets[b + 1] - offsets[b] else { return nil }
+                lines = [0x0A] + slice
+            }
             let needle = [0x0A] + Array(PlistCodec.jsonStringLiteral(key).utf8) + [0x09]
             guard let start = Self.find(needle, in: lines, from: 0) else { continue }
             let valueStart = start + needle.count
@@ -321,7 +327,9 @@ final class RangeReader {
     deinit { close(fd) }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file), or `nil` on an error.
-    func read(at offset: Int, count: Int) -> [UInt8]? {
+    func read(at offset: Int, count wanted: Int) -> [UInt8]? {
+        // No read past the size the file had when opened (it would only say "end of file").
+        let count = max(0, min(wanted, size - offset))
         var failed = false
         // Not zeroed first: the bytes read are all that is kept.
         let out = [UInt8](unsafeUninitializedCapacity: max(count, 1)) { buffer, initialized in
