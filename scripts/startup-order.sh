@@ -11,8 +11,8 @@
 # to the read or write path (docs/STARTUP.md).
 #
 # Needs valgrind (apt-get install valgrind) and python3; builds into
-# .build/startup-order (a release build linked with its symbol table), and
-# touches nothing else but the order file.
+# .build/startup-order (a release build linked with its symbol table; or takes
+# STARTUP_ORDER_BIN), and touches nothing else but the order file.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,9 +21,15 @@ scratch=$top/.build/startup-order
 command -v valgrind >/dev/null 2>&1 || { echo "scripts/startup-order.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 
 # The same release build, but linked keeping the symbol table (the last strip option wins).
-rm -f "$scratch/release/defaults"   # relinked even when only the order file changed
-swift build -c release -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors --product defaults --package-path "$top" --scratch-path "$scratch" -Xlinker --strip-debug
-bin=$scratch/release/defaults
+# STARTUP_ORDER_BIN names such a binary made otherwise (e.g. the release link command
+# of .build/release.yaml run again without --strip-all), instead of building one here.
+if [ -n "${STARTUP_ORDER_BIN:-}" ]; then
+    bin=$STARTUP_ORDER_BIN
+else
+    rm -f "$scratch/release/defaults"   # relinked even when only the order file changed
+    swift build -c release -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors --product defaults --package-path "$top" --scratch-path "$scratch" -Xlinker --strip-debug
+    bin=$scratch/release/defaults
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/startup-order.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -32,6 +38,11 @@ mkdir "$work/schemas"
 python3 "$top/bench/fixtures.py" "$work/domain.plist" "$work/schemas" "$work/values.txt"
 root=$work/root
 "$bin" --root "$root" import com.example.editor "$work/domain.plist"
+# A validated write (bench/settings_bundle.sh's): ScaryBugs' Settings.bundle registered
+# for its domain, its compiled form made once before the profile.
+mkdir -p "$root/Library/SettingsBundles"
+ln -s "$top/examples/ScaryBugs-v1/ScaryBugs.app/Settings.bundle" "$root/Library/SettingsBundles/com.example.ScaryBugs.bundle"
+"$bin" --root "$root" write com.example.ScaryBugs volume -int 1
 
 # Each workload once under callgrind (the functions it runs, by the names the linker
 # sees) and once under lackey (every address it loads or stores, for its data). As in a
@@ -54,6 +65,7 @@ profile read com.example.editor FontSize
 profile read com.example.editor
 profile write com.example.editor FontSize -int 14
 profile read-type com.example.editor FontSize
+profile write com.example.ScaryBugs volume -int 2
 
 # The data symbols (in the writable segments: relro, data, bss) a lackey log touched.
 # Each object's data sits in a few sections the linker can move like functions: listed,

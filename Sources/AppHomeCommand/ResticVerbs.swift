@@ -45,7 +45,8 @@ extension AppHomeCommand {
     /// version is checked first, so a missing restic is said before a
     /// missing password.
     func resticRepository(_ repository: String) throws -> ResticRepository {
-        try ResticRepository(repository, password: nil).checkVersion()
+        let unchecked = ResticRepository(repository, password: nil)
+        let version = try unchecked.checkVersion()
         let secret: SecureBytes
         do {
             let keychain = try AppKeychain(loginAt: manager.layout.root, configuration: environment.configuration)
@@ -58,7 +59,8 @@ extension AppHomeCommand {
         guard secret.count > 0, !secret.withUnsafeBytes({ $0.contains(0x0A) || $0.contains(0x0D) }) else {
             throw ResticError.noPassword(repository: repository, reason: "the item's password is empty or holds a line end")
         }
-        return ResticRepository(repository, password: ResticPassword { sink in try secret.withUnsafeBytes { try sink($0) } })
+        // Checked above: the commands do not run `restic version` again.
+        return unchecked.with(password: ResticPassword { sink in try secret.withUnsafeBytes { try sink($0) } }, checkedVersion: version)
     }
 
     /// `backup <bundle-id> --to restic:REPO [--init]`.

@@ -74,6 +74,10 @@ public struct ResticRepository: Sendable {
     let program: String
     /// How long one restic command may run before it is stopped (seconds).
     let timeout: Double
+    /// The version ``checkVersion()`` found for this program already (a
+    /// repository made by ``with(password:checkedVersion:)``): each check is one more
+    /// restic process, so a command checks once.
+    let checkedVersion: ResticVersion?
 
     /// The oldest restic this code works with: Debian 12's.
     public static let minimumVersion = ResticVersion(major: 0, minor: 14, patch: 0)
@@ -86,6 +90,22 @@ public struct ResticRepository: Sendable {
         self.password = password
         self.program = program
         self.timeout = timeout
+        self.checkedVersion = nil
+    }
+
+    private init(_ other: ResticRepository, password: ResticPassword?, checkedVersion: ResticVersion?) {
+        self.repository = other.repository
+        self.password = password
+        self.program = other.program
+        self.timeout = other.timeout
+        self.checkedVersion = checkedVersion
+    }
+
+    /// The same repository with `password`, and `version` as what
+    /// ``checkVersion()`` found: the commands that use it do not run
+    /// `restic version` again.
+    public func with(password: ResticPassword?, checkedVersion version: ResticVersion) -> ResticRepository {
+        ResticRepository(self, password: password, checkedVersion: version)
     }
 
     /// The repository of a `--to`/`--from` value `restic:<repository>`, or `nil`.
@@ -110,6 +130,7 @@ public struct ResticRepository: Sendable {
     /// - Throws: ``ResticError/missing``, ``ResticError/tooOld(found:)``.
     @discardableResult
     public func checkVersion() throws -> ResticVersion {
+        if let checkedVersion { return checkedVersion }
         let run = try self.run(["version"], withPassword: false, repositoryOption: false, timeout: 60)
         let text = String(decoding: run.stdout, as: UTF8.self)
         guard run.exitStatus == 0, let version = ResticVersion(versionOutput: text) else {

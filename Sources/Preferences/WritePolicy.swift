@@ -69,9 +69,14 @@ extension WritePolicy {
     /// The keys a policy checks: those a change from `old` to `new` sets or
     /// changes, and the `checkedKeys` of `options` that `new` holds; sorted.
     public static func keysToCheck(old: [PlistKey: PlistValue], new: [PlistKey: PlistValue], options: WriteOptions) -> [String] {
-        var keys = Set(new.compactMap { k, v in old[k] == v ? nil : k })
-        for k in options.checkedKeys where new[k] != nil { keys.insert(PlistKey(k)) }
-        return keys.sorted().map(\.string)
+        // No Set and no key path: this runs on every validated write, and
+        // each generic type or key path used for the first time costs the
+        // runtime thousands of instructions.
+        var keys: [String] = []
+        for (k, v) in new where old[k] != v { keys.append(k.string) }
+        for k in options.checkedKeys where new[k] != nil && !keys.contains(where: { PlistKey($0) == PlistKey(k) }) { keys.append(k) }
+        keys.sort { PlistKey($0) < PlistKey($1) }   // code point order, as PlistKey sorts
+        return keys
     }
 
     /// The keys a change from `old` to `new` removes, sorted.

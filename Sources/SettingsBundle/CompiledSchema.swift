@@ -63,8 +63,18 @@ public struct CompiledSchemaCache: Sendable {
     }
 
     func path(for bundle: SettingsBundle, idiom: Idiom) -> String {
-        directory + "/" + Self.hex(Self.fnv1a(Array((bundle.path + "\0" + idiom.rawValue).utf8))) + ".compiled"
+        // FNV-1a of "<bundle path>\0<idiom>", hashed as it is read (no string put together first).
+        var h = Self.fnv1aBasis
+        for b in bundle.path.utf8 { h = Self.fnv1aStep(h, b) }
+        h = Self.fnv1aStep(h, 0)
+        for b in idiom.rawValue.utf8 { h = Self.fnv1aStep(h, b) }
+        return directory + "/" + Self.hex(h) + ".compiled"
     }
+
+    static let fnv1aBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    static func fnv1aStep(_ h: UInt64, _ b: UInt8) -> UInt64 { (h ^ UInt64(b)) &* 0x100_0000_01b3 }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -78,20 +88,66 @@ public struct CompiledSchemaCache: Sendable {
 
     /// `size mtime-s mtime-ns inode` of a path, or `nil` when it cannot be read.
     static func stamp(_ path: String) -> String? {
+        stampBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// ``stamp(_:)`` as bytes, formatted by hand: every validated write
+    /// checks each source, and string interpolation costs ten times more.
+    static func stampBytes(_ path: String) -> [UInt8]? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return "\(st.st_size) \(st.st_mtim.tv_sec) \(st.st_mtim.tv_nsec) \(st.st_ino)"
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        appendDecimal(Int64(st.st_size), to: &out)
+        out.append(0x20)
+        appendDecimal(Int64(st.st_mtim.tv_sec), to: &out)
+        out.append(0x20)
+        appendDecimal(Int64(st.st_mtim.tv_nsec), to: &out)
+        out.append(0x20)
+        appendDecimal(UInt64(st.st_ino), negative: false, to: &out)
+        return out
+    }
+
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        appendDecimal(value.magnitude, negative: value < 0, to: &out)
+    }
+
+    static func appendDecimal(_ magnitude: UInt64, negative: Bool, to out: inout [UInt8]) {
+        if negative { out.append(UInt8(ascii: "-")) }
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        var m = magnitude
+        while divisor > 0 {
+            out.append(UInt8(truncatingIfNeeded: 48 + m / divisor))
+            m %= divisor
+            divisor /= 10
+        }
     }
 
     func header(_ bundle: SettingsBundle, _ idiom: Idiom) -> String {
-        "\(Self.magic)\nschema \(Self.schemaStamp)\nbundle \(bundle.path)\nidiom \(idiom.rawValue)\n"
+        String(decoding: headerBytes(bundle, idiom), as: UTF8.self)
+    }
+
+    /// ``header(_:_:)`` as bytes, put together without string interpolation (read on every validated write).
+    func headerBytes(_ bundle: SettingsBundle, _ idiom: Idiom) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.magic.utf8.count + bundle.path.utf8.count + 64)
+        out.append(contentsOf: Self.magic.utf8)
+        out.append(contentsOf: "\nschema ".utf8)
+        out.append(contentsOf: Self.schemaStamp.utf8)
+        out.append(contentsOf: "\nbundle ".utf8)
+        out.append(contentsOf: bundle.path.utf8)
+        out.append(contentsOf: "\nidiom ".utf8)
+        out.append(contentsOf: idiom.rawValue.utf8)
+        out.append(0x0A)
+        return out
     }
 
     /// Reads a compiled file; `nil` when it is stale or damaged.
     func lookUp(_ reader: RangeReader, bundle: SettingsBundle, idiom: Idiom, keys: [String]) -> WriteValidator? {
         // The header is small; a file whose header does not fit in the first read is compiled again.
         guard let head = reader.read(at: 0, count: 16_384) else { return nil }
-        let expected = Array(header(bundle, idiom).utf8)
+        let expected = headerBytes(bundle, idiom)
         guard head.starts(with: expected) else { return nil }
         // Byte-level parsing: this runs on every validated write, and each
         // generic type used for the first time costs the runtime a look-up.
@@ -109,8 +165,8 @@ public struct CompiledSchemaCache: Sendable {
                 spaces += 1
                 if spaces == 5 { pathStart = j + 1; break }
             }
-            guard spaces == 5, let stamp = Self.stamp(String(decoding: head[pathStart..<end], as: UTF8.self)),
-                  head[(line.startIndex + prefix.count)..<(pathStart - 1)].elementsEqual(stamp.utf8) else { return nil }
+            guard spaces == 5, let stamp = Self.stampBytes(String(decoding: head[pathStart..<end], as: UTF8.self)),
+                  head[(line.startIndex + prefix.count)..<(pathStart - 1)].elementsEqual(stamp) else { return nil }
         }
         guard let end = Self.lineEnd(head, from: i), head[i..<end].starts(with: "buckets ".utf8) else { return nil }
         var offsets: [Int] = []
@@ -134,15 +190,22 @@ public struct CompiledSchemaCache: Sendable {
         i = end + 1
         let bodyStart = i
         guard reader.size == bodyStart + offsets[Self.bucketCount] else { return nil }  // cut short or grown
-        var declarations: [String: Specifier] = [:]
+        // Sized once: a first insert that grows the storage costs more than the look-up.
+        var declarations = [String: Specifier](minimumCapacity: keys.count)
         var hidden: Set<String> = []
-        var kinds: [String: String] = [:]
+        var kinds = [String: String](minimumCapacity: keys.count)
         for key in keys {
             let b = Self.bucket(key)
             guard offsets[b] < offsets[b + 1] else { continue }
-            guard let slice = reader.read(at: bodyStart + offsets[b], count: offsets[b + 1] - offsets[b]),
-                  slice.count == offsets[b + 1] - offsets[b] else { return nil }
-            let lines = [0x0A] + slice
+            let lines: [UInt8]
+            if head.count == reader.size {
+                // A small file was read whole with the header: no second read.
+                lines = [0x0A] + head[(bodyStart + offsets[b])..<(bodyStart + offsets[b + 1])]
+            } else {
+                guard let slice = reader.read(at: bodyStart + offsets[b], count: offsets[b + 1] - offsets[b]),
+                      slice.count == offsets[b + 1] - offsets[b] else { return nil }
+                lines = [0x0A] + slice
+            }
             let needle = [0x0A] + Array(PlistCodec.jsonStringLiteral(key).utf8) + [0x09]
             guard let start = Self.find(needle, in: lines, from: 0) else { continue }
             let valueStart = start + needle.count
@@ -189,22 +252,27 @@ public struct CompiledSchemaCache: Sendable {
 
     static func unhex(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-            default: return nil
+        // Lower-case digits only (as written); 0xFF for anything else.
+        @inline(__always) func nibble(_ c: UInt8) -> UInt8 {
+            let d = c &- UInt8(ascii: "0")
+            if d < 10 { return d }
+            let a = c &- UInt8(ascii: "a")
+            return a < 6 ? a + 10 : 0xFF
+        }
+        var bad = false
+        let out = [UInt8](unsafeUninitializedCapacity: text.count / 2) { buffer, initialized in
+            text.withUnsafeBufferPointer { t in
+                var j = 0
+                while j < t.count / 2 {
+                    let hi = nibble(t[2 * j]), lo = nibble(t[2 * j + 1])
+                    if hi > 15 || lo > 15 { bad = true; break }
+                    buffer[j] = hi << 4 | lo
+                    j += 1
+                }
+                initialized = j
             }
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count / 2)
-        var i = text.startIndex
-        while i < text.endIndex {
-            guard let hi = nibble(text[i]), let lo = nibble(text[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
+        return bad ? nil : out
     }
 
     func write(_ validator: WriteValidator, bundle: SettingsBundle, idiom: Idiom, to file: String) throws {
@@ -259,17 +327,22 @@ final class RangeReader {
     deinit { close(fd) }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file), or `nil` on an error.
-    func read(at offset: Int, count: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return nil }
-            if n == 0 { break }
-            done += n
+    func read(at offset: Int, count wanted: Int) -> [UInt8]? {
+        // No read past the size the file had when opened (it would only say "end of file").
+        let count = max(0, min(wanted, size - offset))
+        var failed = false
+        // Not zeroed first: the bytes read are all that is kept.
+        let out = [UInt8](unsafeUninitializedCapacity: max(count, 1)) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failed = true; break }
+                if n == 0 { break }
+                done += n
+            }
+            initialized = done
         }
-        out.removeSubrange(done...)
-        return out
+        return failed ? nil : out
     }
 }

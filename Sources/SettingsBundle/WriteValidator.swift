@@ -80,13 +80,15 @@ public struct WriteValidator: Sendable {
     /// Errors (SB700–SB703, SB706, SB707) mean "do not write"; SB705 is a
     /// warning: the value may be written.
     public func check(domain: String, key: String, value: PlistValue) -> Finding? {
-        var args = ["domain": domain, "key": key]
-        func f(_ rule: String, _ extra: [String: String] = [:]) -> Finding {
-            // The full schema (messages) is read only when a value is refused.
-            (customSchema ?? .builtIn).finding(rule, file: "", args.merging(extra) { _, n in n })
-        }
         guard let s = declarations[key] else { return nil }
-        args["Type"] = s.type
+        func f(_ rule: String, _ extra: [String: String] = [:]) -> Finding {
+            // The full schema (messages) and the arguments are made only when a value is refused.
+            var args = extra
+            args["domain"] = domain
+            args["key"] = key
+            args["Type"] = s.type
+            return (customSchema ?? .builtIn).finding(rule, file: "", args)
+        }
         let kind = kinds[s.type] ?? ""
         switch kind {
         case "group", "childPane", "button":

@@ -119,6 +119,31 @@ struct ResticBackupTests {
         try roundTrip(server.repository, root, other)
     }
 
+    /// A backup runs `restic version` once and `restic backup` once: each
+    /// restic process costs its start-up (and, on a loaded machine, its
+    /// share of the processor), so a second look at the version was time
+    /// the benchmark counted against us. The real restic runs, behind a
+    /// script first on `PATH` that notes each command.
+    @Test func aBackupRunsResticOnlyForItsVersionAndTheBackup() throws {
+        let root = try TempRoot()
+        let repository = root.workFile("repo").path
+        _ = try Self.installWithData(root, blob: 4096)
+        try Self.storePassword(root, repository)
+        let bin = root.workFile("bin").path, log = root.workFile("restic-calls").path
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let real = try RealClients.tool("restic").path
+        try Data("#!/bin/sh\nfor a in \"$@\"; do case $a in -*|/*|.) ;; *) echo \"$a\" >> '\(log)'; break ;; esac; done\nexec '\(real)' \"$@\"\n".utf8)
+            .write(to: URL(fileURLWithPath: bin + "/restic"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/restic")
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        try #require(try Self.apphome(root, ["backup", Self.bundleID, "--to", "restic:" + repository, "--init"], env: ["PATH": path]).status == 0)
+        try? FileManager.default.removeItem(atPath: log)
+        let second = try Self.apphome(root, ["backup", Self.bundleID, "--to", "restic:" + repository], env: ["PATH": path])
+        try #require(second.status == 0, "\(second)")
+        let calls = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(calls == "version\nbackup\n", "restic ran for: \(calls)")
+    }
+
     @Test func aDamagedPackIsFoundByVerifyAndRefusedByRestoreWithNothingChanged() throws {
         let root = try TempRoot()
         let repository = root.workFile("repo").path

@@ -117,4 +117,34 @@ import Testing
             #expect(check(v, "tab\there \"quoted\"\nline", "no") == "SB703")
         }
     }
+
+    /// The sources' stamps are formatted by hand (every validated write
+    /// checks them): the same text as the interpolation they replaced,
+    /// whatever the numbers' sizes and signs.
+    @Test func stampsAreSizeTimesAndInodeInDecimal() throws {
+        let dir = BundleDirectory(["Root.plist": Rows.page([Rows.group()])])
+        var st = stat()
+        try #require(stat(dir.bundle.path + "/Root.plist", &st) == 0)
+        #expect(CompiledSchemaCache.stamp(dir.bundle.path + "/Root.plist")
+                == "\(st.st_size) \(st.st_mtim.tv_sec) \(st.st_mtim.tv_nsec) \(st.st_ino)")
+        #expect(CompiledSchemaCache.stamp(dir.bundle.path + "/none") == nil)
+        for n: Int64 in [0, 7, 10, 99, 100, 1_700_000_000, -1, -120, .max, .min] {
+            var out: [UInt8] = []
+            CompiledSchemaCache.appendDecimal(n, to: &out)
+            #expect(String(decoding: out, as: UTF8.self) == "\(n)")
+        }
+        var big: [UInt8] = []
+        CompiledSchemaCache.appendDecimal(UInt64.max, negative: false, to: &big)
+        #expect(String(decoding: big, as: UTF8.self) == "\(UInt64.max)")
+    }
+
+    /// Integers compare with reals by value, also beyond Int64 (the fast
+    /// path for Int64 leaves larger ones to the general conversion).
+    @Test func integersBeyondInt64StillCompareAsNumbers() {
+        #expect(ValueText.number(.integer(42)) == 42)
+        #expect(ValueText.number(.integer(-3)) == -3)
+        #expect(ValueText.number(.integer(Int128(Int64.max) + 1)) == 9_223_372_036_854_775_808.0)
+        #expect(ValueText.number(.integer(Int128(Int64.min) - 1)) == -9_223_372_036_854_775_808.0)
+        #expect(ValueText.same(.integer(Int128(1) << 70), .real(1_180_591_620_717_411_303_424.0)))
+    }
 }

@@ -1,4 +1,5 @@
 import PropertyList
+import Preferences
 import Testing
 @testable import SettingsBundle
 
@@ -129,5 +130,15 @@ import Testing
         let pad = WriteValidator(bundle: dir.bundle, idiom: .pad).check(domain: "d", key: "padOnly", value: 1)
         #expect(phone == nil)
         #expect(pad?.rule == "SB703")
+    }
+
+    /// The keys a write checks: set or changed ones and the checked keys
+    /// the new contents hold, once each, in code point order (as PlistKey
+    /// sorts: "Z" before "a", "é" composed after "z").
+    @Test func keysToCheckAreTheChangedAndCheckedKeysOnceInCodePointOrder() {
+        let old: [PlistKey: PlistValue] = ["same": 1, "changed": 1, "gone": 1]
+        let new: [PlistKey: PlistValue] = ["same": 1, "changed": 2, "a": 1, "Z": 1, "\u{E9}": 1, "e\u{301}": 1]
+        let keys = SettingsWritePolicy.keysToCheck(old: old, new: new, options: WriteOptions(checkedKeys: ["same", "same", "changed", "absent"]))
+        #expect(keys == ["Z", "a", "changed", "e\u{301}", "same", "\u{E9}"])
     }
 }
