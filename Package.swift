@@ -56,7 +56,9 @@ let package = Package(
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Loaded with dlopen on the first call (sqlite3.h from libsqlite3-dev for its types), never linked:
+        // `apphome` no longer binds its symbols at every start (`apphome run`'s start-up, issue 33).
+        .target(name: "CSQLite"),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
         // libseccomp: the seccomp filter of an app's sandbox (`apphome run`), handed to bubblewrap.
         .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
