@@ -98,9 +98,11 @@ struct SandboxLauncher {
     /// so their cost is not added to its own. `prepare` (what the home needs
     /// before the app runs) is called then too, before either is written:
     /// the app cannot start before it returns. `started` is called once both
-    /// are written. Should anything fail meanwhile, bubblewrap is killed and
-    /// the filter's pipe gets a byte that makes it no valid filter, so the app
-    /// never starts.
+    /// are written. Should `prepare` fail, bubblewrap is killed; should the
+    /// info or the filter not be written (bubblewrap ended before it read
+    /// them: it could not make the namespaces), the run fails as bubblewrap's
+    /// failure. Either way the filter's pipe gets a byte that makes it no
+    /// valid filter, so the app never starts.
     func run(_ command: [String], instance: String, prepare: () throws(ContainersError) -> Void,
              started: () -> Void) throws(ContainersError) -> Termination {
         let bwrap = try find(options.bubblewrap, what: "bubblewrap (Debian package bubblewrap)")
@@ -160,29 +162,39 @@ struct SandboxLauncher {
 
         // While bubblewrap makes the sandbox: the home made ready, then the
         // info and the filter written, each pipe closed once written.
-        do throws(ContainersError) {
-            try prepare()
-            let info = SandboxInfo(bundleIdentifier: entry.bundleIdentifier.rawValue, teamIdentifier: entry.team?.rawValue, home: home.path,
-                                   instance: instance, root: layout.root, groups: groups.map { $0.0.rawValue },
-                                   keychainGroups: entry.keychainGroups, network: options.network)
-            let bytes = info.encoded()
-            try Self.withoutSIGPIPE { () throws(ContainersError) in
-                do throws(SystemError) { try FileSystem.writeAll(fds[infoWrite], bytes, path: "pipe") } catch { throw .system(error) }
-                closeEnd(infoWrite)
-                do throws(SystemError) { try SandboxFilter.export(to: fds[filterWrite]) } catch { throw .system(error) }
-                closeEnd(filterWrite)
-            }
-        } catch {
+        func poisonFilter() {
+            guard fds[filterWrite] >= 0 else { return }
+            var stray: UInt8 = 0
+            Self.withoutSIGPIPE { _ = write(fds[filterWrite], &stray, 1) }
+            closeEnd(filterWrite)
+        }
+        do throws(ContainersError) { try prepare() } catch {
             // bubblewrap waits for the filter: the app has not started.
             child.kill()
             _ = try? child.wait()
-            if fds[filterWrite] >= 0 {
-                var stray: UInt8 = 0
-                Self.withoutSIGPIPE { _ = write(fds[filterWrite], &stray, 1) }
-            }
+            poisonFilter()
             throw error
         }
-        started()
+        let info = SandboxInfo(bundleIdentifier: entry.bundleIdentifier.rawValue, teamIdentifier: entry.team?.rawValue, home: home.path,
+                               instance: instance, root: layout.root, groups: groups.map { $0.0.rawValue },
+                               keychainGroups: entry.keychainGroups, network: options.network)
+        let infoBytes = info.encoded()
+        let given = Self.withoutSIGPIPE { () -> Bool in
+            guard (try? FileSystem.writeAll(fds[infoWrite], infoBytes, path: "pipe")) != nil else { return false }
+            closeEnd(infoWrite)
+            guard (try? SandboxFilter.export(to: fds[filterWrite])) != nil else { return false }
+            closeEnd(filterWrite)
+            return true
+        }
+        if given {
+            started()
+        } else {
+            // bubblewrap ended before it read them (it could not make the
+            // namespaces), or they could not be written: it gets no valid
+            // filter, so the app cannot start; its status says why.
+            poisonFilter()
+            closeEnd(infoWrite)
+        }
         let ended = try containersErrors { try child.wait() }
         // bubblewrap writes `{"child-pid": …}` to --json-status-fd once the
         // namespaces are made, and `{"exit-code": …}` once the app ended:
@@ -195,6 +207,7 @@ struct SandboxLauncher {
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
+        if !given { throw .sandboxFailed(bubblewrap: bwrap, status: ended.shellStatus) }
         if !Self.contains(bytes, "\"exit-code\""), ended != .exited(0) {
             if Self.contains(bytes, "\"child-pid\"") { throw .sandboxCommandFailed(command[0], status: ended.shellStatus) }
             throw .sandboxFailed(bubblewrap: bwrap, status: ended.shellStatus)
