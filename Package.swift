@@ -61,7 +61,8 @@ let package = Package(
         .target(name: "CSQLite"),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
         // libseccomp: the seccomp filter of an app's sandbox (`apphome run`), handed to bubblewrap.
-        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
+        // Loaded with dlopen when the first filter is built (seccomp.h from libseccomp-dev), never linked.
+        .target(name: "CSeccomp"),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "CSeccomp"]),
         // The backup engine on the lifecycle's public surface: the store, manifests, consistent
         // reads, ObjectWriter, restore, prune, restic. Containers never imports it.
