@@ -56,10 +56,13 @@ let package = Package(
         // <sys/xattr.h>: not in Swift's Glibc module; glibc itself, nothing to link.
         .systemLibrary(name: "CXattr"),
         // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Loaded with dlopen on the first call (sqlite3.h from libsqlite3-dev for its types), never linked:
+        // `apphome` no longer binds its symbols at every start (`apphome run`'s start-up, issue 33).
+        .target(name: "CSQLite"),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
         // libseccomp: the seccomp filter of an app's sandbox (`apphome run`), handed to bubblewrap.
-        .systemLibrary(name: "CSeccomp", pkgConfig: "libseccomp", providers: [.apt(["libseccomp-dev"])]),
+        // Loaded with dlopen when the first filter is built (seccomp.h from libseccomp-dev), never linked.
+        .target(name: "CSeccomp"),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "CSeccomp"]),
         // The backup engine on the lifecycle's public surface: the store, manifests, consistent
         // reads, ObjectWriter, restore, prune, restic. Containers never imports it.

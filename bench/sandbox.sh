@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The sandbox's start-up overhead: `apphome run <id> -- /bin/true` (the registry, the run
-# lock, the seccomp filter, /.apphome-info, prefsd's socket checked, then bubblewrap) against
+# lock, prefsd's socket checked, then bubblewrap, given the seccomp filter and /.apphome-info
+# while it makes the sandbox: docs/sandbox.md, "Cost") against
 # a bare `bwrap` with the same namespaces and mounts running /bin/true, in the same run.
 # Target: the median difference is at most 5 ms.
 #

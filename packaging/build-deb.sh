@@ -49,6 +49,10 @@ depends=${depends#shlibs:Depends=}
 # libsecret is loaded with dlopen on the first Secret Service call (never linked, so
 # dpkg-shlibdeps cannot see it): named by hand.
 case $depends in *libsecret-1-0*) ;; *) depends="$depends, libsecret-1-0 (>= 0.20)" ;; esac
+# libsqlite3 likewise (dlopen), on the first database a backup copies.
+case $depends in *libsqlite3-0*) ;; *) depends="$depends, libsqlite3-0" ;; esac
+# libseccomp likewise, when `apphome run` builds the sandbox's filter.
+case $depends in *libseccomp2*) ;; *) depends="$depends, libseccomp2" ;; esac
 # `apphome run` makes an app's sandbox with bubblewrap, its session bus with xdg-dbus-proxy
 # (programs it runs, which dpkg-shlibdeps cannot see either).
 depends="$depends, bubblewrap (>= 0.8.0), xdg-dbus-proxy"

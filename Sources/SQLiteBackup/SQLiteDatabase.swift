@@ -38,15 +38,15 @@ public enum SQLiteDatabase {
         defer { src.close() }
         let patience = BusyPatience(milliseconds: busyTimeoutMilliseconds)
         defer { patience.release() }
-        sqlite3_busy_handler(src.handle, BusyPatience.callback, patience.context)
+        apphome_sqlite3_busy_handler(src.handle, BusyPatience.callback, patience.context)
         let dst = try Connection(path: destination, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW)
         defer { dst.close() }
         try dst.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF", path: destination)
-        guard let backup = sqlite3_backup_init(dst.handle, "main", src.handle, "main") else {
-            throw .from(sqlite3_extended_errcode(dst.handle), operation: "sqlite3_backup_init", path: destination)
+        guard let backup = apphome_sqlite3_backup_init(dst.handle, "main", src.handle, "main") else {
+            throw .from(apphome_sqlite3_extended_errcode(dst.handle), operation: "sqlite3_backup_init", path: destination)
         }
-        let stepped = sqlite3_backup_step(backup, -1)
-        let finished = sqlite3_backup_finish(backup)
+        let stepped = apphome_sqlite3_backup_step(backup, -1)
+        let finished = apphome_sqlite3_backup_finish(backup)
         // Reported against the source: the copy is a temp file of the caller's.
         guard stepped == SQLITE_DONE else { throw .from(stepped, operation: "sqlite3_backup_step", path: source) }
         guard finished == SQLITE_OK else { throw .from(finished, operation: "sqlite3_backup_finish", path: source) }
@@ -64,17 +64,17 @@ public enum SQLiteDatabase {
                                 flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW, shownAs: path)
         defer { db.close() }
         var statement: OpaquePointer?
-        let prepared = sqlite3_prepare_v2(db.handle, "PRAGMA integrity_check", -1, &statement, nil)
+        let prepared = apphome_sqlite3_prepare_v2(db.handle, "PRAGMA integrity_check", -1, &statement, nil)
         guard prepared == SQLITE_OK, let statement else {
-            throw .from(sqlite3_extended_errcode(db.handle), operation: "PRAGMA integrity_check", path: path)
+            throw .from(apphome_sqlite3_extended_errcode(db.handle), operation: "PRAGMA integrity_check", path: path)
         }
-        defer { sqlite3_finalize(statement) }
+        defer { apphome_sqlite3_finalize(statement) }
         var rows: [String] = []
         while true {
-            let rc = sqlite3_step(statement)
+            let rc = apphome_sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw .from(sqlite3_extended_errcode(db.handle), operation: "PRAGMA integrity_check", path: path) }
-            rows.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
+            guard rc == SQLITE_ROW else { throw .from(apphome_sqlite3_extended_errcode(db.handle), operation: "PRAGMA integrity_check", path: path) }
+            rows.append(apphome_sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
         }
         return rows == ["ok"] ? [] : rows
     }
@@ -137,20 +137,20 @@ private struct Connection {
     /// - Parameter shownAs: the path for messages, when `path` is a URI.
     init(path: String, flags: Int32, shownAs: String? = nil) throws(SQLiteError) {
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = apphome_sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
-            let code = db.map { sqlite3_extended_errcode($0) } ?? rc
-            if let db { sqlite3_close_v2(db) }
+            let code = db.map { apphome_sqlite3_extended_errcode($0) } ?? rc
+            if let db { apphome_sqlite3_close_v2(db) }
             throw .from(code, operation: "open", path: shownAs ?? path)
         }
-        sqlite3_extended_result_codes(db, 1)
+        apphome_sqlite3_extended_result_codes(db, 1)
         handle = db
     }
 
     func execute(_ sql: String, path: String) throws(SQLiteError) {
-        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        let rc = apphome_sqlite3_exec(handle, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw .from(rc, operation: sql, path: path) }
     }
 
-    func close() { sqlite3_close_v2(handle) }
+    func close() { apphome_sqlite3_close_v2(handle) }
 }

@@ -52,7 +52,7 @@ public enum SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// SQLite's fixed English text for a result code.
     static func text(_ code: Int32) -> String {
-        guard let s = sqlite3_errstr(code) else { return "result code \(code)" }
+        guard let s = apphome_sqlite3_errstr(code) else { return "result code \(code)" }
         return String(cString: s)
     }
 }

@@ -197,6 +197,33 @@ struct SandboxTests {
         #expect(tamper.stdout == "refused\n", "\(tamper)")
     }
 
+    /// The home is made ready while bubblewrap builds the sandbox; when that
+    /// fails, the run fails and the app never starts (bubblewrap is stopped
+    /// before it has the filter).
+    @Test func aHomeThatCannotBeMadeReadyStopsTheRunBeforeTheAppStarts() throws {
+        try installApps()
+        let walledHome = try home(of: Self.walled)
+        // The global domain is copied into the home's Library/Preferences,
+        // here a file where the directory should be.
+        let global = t.root.appendingPathComponent("Library/Preferences/.GlobalPreferences.plist")
+        try FileManager.default.createDirectory(at: global.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try t.writePlist("{'AppleLanguages': ['en']}", to: global, format: "binary")
+        let preferences = walledHome + "/Library/Preferences"
+        try FileManager.default.removeItem(atPath: preferences)
+        try Data("not a directory\n".utf8).write(to: URL(fileURLWithPath: preferences))
+        let marker = walledHome + "/Documents/ran"
+        let r = try apphome(["run", Self.walled, "--", "/bin/sh", "-c", "echo ran > \"$HOME/Documents/ran\""])
+        #expect(r.status != 0 && r.stderr.contains(preferences), "\(r)")
+        // Long enough for an app that had been started to write its marker.
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!FileManager.default.fileExists(atPath: marker), "\(r)")
+        #expect(try String(contentsOfFile: preferences, encoding: .utf8) == "not a directory\n")
+        // Made right again, the app runs.
+        try FileManager.default.removeItem(atPath: preferences)
+        let ok = try apphome(["run", Self.walled, "--", "/bin/sh", "-c", "echo ran > \"$HOME/Documents/ran\""])
+        #expect(ok.status == 0 && FileManager.default.fileExists(atPath: marker), "\(ok)")
+    }
+
     @Test func theNetworkIsSharedUnlessCutAndTheSessionBusIsAbsent() throws {
         try installApps()
         let shared = try apphome(["run", Self.walled, "--", "/bin/sh", "-c", "tail -n +3 /proc/net/dev | wc -l; echo ${DBUS_SESSION_BUS_ADDRESS-none}"],

@@ -27,7 +27,7 @@ public struct BundleIdentifier: Hashable, Comparable, Sendable, CustomStringConv
             throw fail("only letters A-Z and a-z, digits, '-' and '.' are allowed")
         }
         let components = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        if components.contains(where: \.isEmpty) { throw fail("it must not contain an empty component ('..')") }
+        if components.contains(where: { $0.isEmpty }) { throw fail("it must not contain an empty component ('..')") }
         if components.count < 2 { throw fail("it must be reverse-DNS with at least two components, like com.example.App") }
         self.rawValue = rawValue
     }

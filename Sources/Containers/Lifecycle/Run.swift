@@ -62,32 +62,46 @@ public struct AppRunner: ContainerOperation, Sendable {
         let base = given ?? ChildProcess.inheritedEnvironment()
         for name in options.talkNames { try RunOptions.checkTalkName(name) }
         while true {
-            let entry = try entry(for: identifier)
+            // The registry is read once for the whole run. Its status (which
+            // file, size, times) taken before the read and again once the
+            // lock is held tells whether a writer replaced it meanwhile (every
+            // write is a rename of a new file); only then is it read again.
+            let status = FileStatus.of(layout.registryPath)
+            var current = try registry.read()
+            guard let entry = current.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
             let home = layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
             let running = try containersErrors { try RunLock.shared(layout.runLockPath(uuid: entry.homeUUID)) }
             defer { running.unlock() }
             // An update, uninstall or restore may have replaced the home
             // while this waited for the lock: look it up again.
-            guard try self.entry(for: identifier).homeUUID == entry.homeUUID else { continue }
-            let groups = try registry.groupContainers(of: identifier)
-            try containersErrors {
-                try FoundationPreferences.prepare(home: home, root: layout.root, groups: groups)
-                try FileSystem.makeDirectories(home.tmp)
+            if FileStatus.of(layout.registryPath) != status {
+                current = try registry.read()
+                guard current.entries[identifier]?.homeUUID == entry.homeUUID else { continue }
             }
+            let groups = try registry.groupContainers(of: identifier, in: current)
             let environment = runEnvironment(for: entry, base: base)
             let instance = Random.alphanumeric(16)
             let record = RunRecord(bundleIdentifier: identifier.rawValue, pid: getpid(), sandboxed: options.sandbox, network: options.network,
                                    instance: instance, started: SystemClock.secondsSince1970())
-            let recordPath = record.write(in: layout)
+            let prepare = { () throws(ContainersError) in
+                try containersErrors { try FoundationPreferences.prepare(home: home, root: layout.root, groups: groups) }
+            }
+            // The record is written once the command is started (its cost is
+            // not the start's), and removed when it ends.
+            var recordPath: String?
             defer { if let recordPath { unlink(recordPath) } }
+            try containersErrors { try FileSystem.makeDirectories(home.tmp) }
             guard options.sandbox else {
-                return try containersErrors {
-                    try ChildProcess(command, environment: environment, workingDirectory: home.path).wait()
-                }
+                try prepare()
+                let child = try containersErrors { try ChildProcess(command, environment: environment, workingDirectory: home.path) }
+                recordPath = record.write(in: layout)
+                return try containersErrors { try child.wait() }
             }
             let launcher = SandboxLauncher(layout: layout, entry: entry, home: home, groups: groups, options: options,
                                            environment: environment, base: base)
-            return try launcher.run(command, instance: instance)
+            // The home is made ready while bubblewrap builds the sandbox; the
+            // app starts only after (SandboxLauncher.run).
+            return try launcher.run(command, instance: instance, prepare: prepare, started: { recordPath = record.write(in: layout) })
         }
     }
 }

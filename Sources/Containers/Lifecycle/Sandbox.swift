@@ -91,7 +91,20 @@ struct SandboxLauncher {
     static let busPath = "/run/apphome/bus"
 
     /// Runs `command` in the sandbox and waits for it.
-    func run(_ command: [String], instance: String) throws(ContainersError) -> Termination {
+    ///
+    /// bubblewrap reads `/.apphome-info` (its last mount) and the seccomp
+    /// filter (just before it starts the app) from pipes, once it has made
+    /// the namespaces: both are written after it is started, while it works,
+    /// so their cost is not added to its own. `prepare` (what the home needs
+    /// before the app runs) is called then too, before either is written:
+    /// the app cannot start before it returns. `started` is called once both
+    /// are written. Should `prepare` fail, bubblewrap is killed; should the
+    /// info or the filter not be written (bubblewrap ended before it read
+    /// them: it could not make the namespaces), the run fails as bubblewrap's
+    /// failure. Either way the filter's pipe gets a byte that makes it no
+    /// valid filter, so the app never starts.
+    func run(_ command: [String], instance: String, prepare: () throws(ContainersError) -> Void,
+             started: () -> Void) throws(ContainersError) -> Termination {
         let bwrap = try find(options.bubblewrap, what: "bubblewrap (Debian package bubblewrap)")
         var bus: BusProxy?
         defer { bus?.stop() }
@@ -105,17 +118,20 @@ struct SandboxLauncher {
         if let socket { env["APPHOME_SOCKET"] = socket } else { env["APPHOME_PREFSD"] = "off" }
         if bus != nil { env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + Self.busPath }
 
-        let info = SandboxInfo(bundleIdentifier: entry.bundleIdentifier.rawValue, teamIdentifier: entry.team?.rawValue, home: home.path,
-                               instance: instance, root: layout.root, groups: groups.map { $0.0.rawValue },
-                               keychainGroups: entry.keychainGroups, network: options.network)
-        let infoPipe = try pipeWith(info.encoded())
-        defer { close(infoPipe) }
-        let filterPipe = try filterPipe()
-        defer { close(filterPipe) }
-        var status: [Int32] = [-1, -1]
-        guard SandboxLauncher.pipeCloseOnExec(&status) else { throw .system(SystemError("pipe2", path: "", errno: errno)) }
-        defer { close(status[0]) }
-        // bubblewrap gets, as 3, 4 and 5, the info file, the filter and the status pipe's end.
+        // bubblewrap gets, as 3, 4 and 5, the info file's, the filter's and
+        // the status pipe's ends; this process keeps the others.
+        var fds: [Int32] = []
+        defer { for fd in fds where fd >= 0 { close(fd) } }
+        for _ in 0..<3 {
+            var pair: [Int32] = [-1, -1]
+            guard SandboxLauncher.pipeCloseOnExec(&pair) else { throw .system(SystemError("pipe2", path: "", errno: errno)) }
+            fds += pair
+        }
+        let (infoRead, infoWrite, filterRead, filterWrite, statusRead, statusWrite) = (0, 1, 2, 3, 4, 5)
+        func closeEnd(_ i: Int) {
+            if fds[i] >= 0 { close(fds[i]) }
+            fds[i] = -1
+        }
 
         var args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if options.network { args.append("--share-net") }
@@ -137,11 +153,48 @@ struct SandboxLauncher {
                  "--json-status-fd", "5", "--remount-ro", "/", "--chdir", home.path, "--"]
         args += command
         let child: ChildProcess
-        do { child = try ChildProcess(args, environment: env, passing: [infoPipe, filterPipe, status[1]]) } catch {
-            close(status[1])
+        do { child = try ChildProcess(args, environment: env, passing: [fds[infoRead], fds[filterRead], fds[statusWrite]]) } catch {
             throw .system(error)
         }
-        close(status[1])
+        closeEnd(infoRead)
+        closeEnd(filterRead)
+        closeEnd(statusWrite)
+
+        // While bubblewrap makes the sandbox: the home made ready, then the
+        // info and the filter written, each pipe closed once written.
+        func poisonFilter() {
+            guard fds[filterWrite] >= 0 else { return }
+            var stray: UInt8 = 0
+            Self.withoutSIGPIPE { _ = write(fds[filterWrite], &stray, 1) }
+            closeEnd(filterWrite)
+        }
+        do throws(ContainersError) { try prepare() } catch {
+            // bubblewrap waits for the filter: the app has not started.
+            child.kill()
+            _ = try? child.wait()
+            poisonFilter()
+            throw error
+        }
+        let info = SandboxInfo(bundleIdentifier: entry.bundleIdentifier.rawValue, teamIdentifier: entry.team?.rawValue, home: home.path,
+                               instance: instance, root: layout.root, groups: groups.map { $0.0.rawValue },
+                               keychainGroups: entry.keychainGroups, network: options.network)
+        let infoBytes = info.encoded()
+        let given = Self.withoutSIGPIPE { () -> Bool in
+            guard (try? FileSystem.writeAll(fds[infoWrite], infoBytes, path: "pipe")) != nil else { return false }
+            closeEnd(infoWrite)
+            guard (try? SandboxFilter.export(to: fds[filterWrite])) != nil else { return false }
+            closeEnd(filterWrite)
+            return true
+        }
+        if given {
+            started()
+        } else {
+            // bubblewrap ended before it read them (it could not make the
+            // namespaces), or they could not be written: it gets no valid
+            // filter, so the app cannot start; its status says why.
+            poisonFilter()
+            closeEnd(infoWrite)
+        }
         let ended = try containersErrors { try child.wait() }
         // bubblewrap writes `{"child-pid": …}` to --json-status-fd once the
         // namespaces are made, and `{"exit-code": …}` once the app ended:
@@ -149,17 +202,53 @@ struct SandboxLauncher {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 65_536 {
-            let n = chunk.withUnsafeMutableBytes { read(status[0], $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { read(fds[statusRead], $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
-        let report = String(decoding: bytes, as: UTF8.self)
-        if !report.contains("\"exit-code\""), ended != .exited(0) {
-            if report.contains("\"child-pid\"") { throw .sandboxCommandFailed(command[0], status: ended.shellStatus) }
+        if !given { throw .sandboxFailed(bubblewrap: bwrap, status: ended.shellStatus) }
+        if !Self.contains(bytes, "\"exit-code\""), ended != .exited(0) {
+            if Self.contains(bytes, "\"child-pid\"") { throw .sandboxCommandFailed(command[0], status: ended.shellStatus) }
             throw .sandboxFailed(bubblewrap: bwrap, status: ended.shellStatus)
         }
         return ended
+    }
+
+    /// Whether `bytes` hold `text`'s UTF-8 bytes.
+    static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
+        let needle = Array(text.utf8)
+        guard !needle.isEmpty, bytes.count >= needle.count else { return needle.isEmpty }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            if bytes[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
+    /// Whether `text` holds a `/` (without `String.contains(_: String)`,
+    /// whose module costs its loading on the way to the sandbox).
+    static func hasSlash(_ text: String) -> Bool {
+        text.utf8.contains(UInt8(ascii: "/"))
+    }
+
+    /// Runs `body` with `SIGPIPE` blocked in this thread: a write to a pipe
+    /// whose reader (bubblewrap) is gone gives `EPIPE`, not the signal; one
+    /// raised meanwhile is taken before the mask is restored.
+    static func withoutSIGPIPE<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        var block = sigset_t(), old = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &block, &old)
+        defer {
+            var pending = sigset_t()
+            sigemptyset(&pending)
+            if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 {
+                var taken: Int32 = 0
+                sigwait(&block, &taken)
+            }
+            pthread_sigmask(SIG_SETMASK, &old, nil)
+        }
+        return try body()
     }
 
     /// What ``AppRunner/runEnvironment(for:base:)`` sets.
@@ -177,7 +266,7 @@ struct SandboxLauncher {
         let path: String
         if name.hasPrefix("/") {
             path = name
-        } else if name.contains("/") {
+        } else if Self.hasSlash(name) {
             path = home.path + "/" + name
         } else if let found = Self.lookUp(name, path: base["PATH"]) {
             path = found
@@ -257,7 +346,7 @@ struct SandboxLauncher {
     }
 
     private func find(_ program: String, what: String) throws(ContainersError) -> String {
-        if program.contains("/") {
+        if Self.hasSlash(program) {
             guard access(program, X_OK) == 0 else { throw .sandboxUnavailable("\(what) is not at \(program)") }
             return program
         }
@@ -276,30 +365,6 @@ struct SandboxLauncher {
         return true
     }
 
-    /// A pipe holding `bytes` (small: they fit its buffer), its write end
-    /// closed; the read end is inherited by bubblewrap.
-    private func pipeWith(_ bytes: [UInt8]) throws(ContainersError) -> Int32 {
-        var fds: [Int32] = [-1, -1]
-        guard SandboxLauncher.pipeCloseOnExec(&fds) else { throw .system(SystemError("pipe2", path: "", errno: errno)) }
-        defer { close(fds[1]) }
-        do { try FileSystem.writeAll(fds[1], bytes, path: "pipe") } catch {
-            close(fds[0])
-            throw .system(error)
-        }
-        return fds[0]
-    }
-
-    private func filterPipe() throws(ContainersError) -> Int32 {
-        var fds: [Int32] = [-1, -1]
-        guard SandboxLauncher.pipeCloseOnExec(&fds) else { throw .system(SystemError("pipe2", path: "", errno: errno)) }
-        defer { close(fds[1]) }
-        do throws(SystemError) { try SandboxFilter.export(to: fds[1]) } catch {
-            close(fds[0])
-            throw .system(error)
-        }
-        return fds[0]
-    }
-
     /// prefsd's socket when one answers (started first when none does and
     /// the options allow it), else `nil`.
     private func prefsdSocket() throws(ContainersError) -> String? {
@@ -307,7 +372,7 @@ struct SandboxLauncher {
         if Self.answers(socket) { return socket }
         guard options.startPrefsd else { return nil }
         let program: String
-        if options.prefsdProgram.contains("/") {
+        if Self.hasSlash(options.prefsdProgram) {
             program = options.prefsdProgram
         } else if let found = Self.lookUp(options.prefsdProgram, path: base["PATH"]) {
             program = found

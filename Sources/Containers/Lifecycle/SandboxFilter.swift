@@ -36,12 +36,16 @@ public enum SandboxFilter {
 
     /// Writes the compiled filter to `fd` (a pipe bubblewrap reads).
     static func export(to fd: Int32) throws(SystemError) {
-        guard let ctx = seccomp_init(allow) else { throw SystemError("seccomp_init", path: "", errno: ENOMEM) }
-        defer { seccomp_release(ctx) }
+        // libseccomp is loaded here, on the first filter (dlopen: no other command loads it).
+        if let failure = apphome_seccomp_load() {
+            throw SystemError("dlopen", path: "libseccomp.so.2", errno: ELIBACC, detail: String(cString: failure))
+        }
+        guard let ctx = apphome_seccomp_init(allow) else { throw SystemError("seccomp_init", path: "", errno: ENOMEM) }
+        defer { apphome_seccomp_release(ctx) }
         func add(_ name: String, _ action: UInt32, _ conditions: [scmp_arg_cmp] = []) throws(SystemError) {
-            let nr = seccomp_syscall_resolve_name(name)
+            let nr = apphome_seccomp_syscall_resolve_name(name)
             guard nr != __NR_SCMP_ERROR else { return }  // not a call of this architecture
-            let rc = conditions.withUnsafeBufferPointer { seccomp_rule_add_array(ctx, action, nr, UInt32($0.count), $0.baseAddress) }
+            let rc = conditions.withUnsafeBufferPointer { apphome_seccomp_rule_add_array(ctx, action, nr, UInt32($0.count), $0.baseAddress) }
             guard rc == 0 else { throw SystemError("seccomp_rule_add(\(name))", path: "", errno: -rc) }
         }
         func arg(_ index: UInt32, _ op: scmp_compare, _ a: UInt64, _ b: UInt64 = 0) -> scmp_arg_cmp {
@@ -59,7 +63,7 @@ public enum SandboxFilter {
             try add("socket", errno(EAFNOSUPPORT), [arg(0, SCMP_CMP_EQ, family)])
         }
         try add("socket", errno(EAFNOSUPPORT), [arg(0, SCMP_CMP_GE, 17)])
-        let rc = seccomp_export_bpf(ctx, fd)
+        let rc = apphome_seccomp_export_bpf(ctx, fd)
         guard rc == 0 else { throw SystemError("seccomp_export_bpf", path: "", errno: -rc) }
     }
 }

@@ -116,7 +116,13 @@ public struct RegistryFile: Sendable {
     ///
     /// - Throws: ``ContainersError/notInstalled(_:)``.
     public func groupContainers(of identifier: BundleIdentifier) throws(ContainersError) -> [(AppGroupIdentifier, GroupContainer)] {
-        let registry = try read()
+        try groupContainers(of: identifier, in: read())
+    }
+
+    /// ``groupContainers(of:)`` in a registry already read.
+    ///
+    /// - Throws: ``ContainersError/notInstalled(_:)``.
+    public func groupContainers(of identifier: BundleIdentifier, in registry: Registry) throws(ContainersError) -> [(AppGroupIdentifier, GroupContainer)] {
         guard let entry = registry.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
         return entry.groups.compactMap { group in registry.groups[group].map { (group, layout.groupContainer(uuid: $0)) } }
     }

@@ -1,0 +1,52 @@
+// libseccomp through dlopen: see include/CSeccomp.h.
+#include "CSeccomp.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define APPHOME_SECCOMP_FUNCTIONS(X) \
+    X(scmp_filter_ctx, seccomp_init, (uint32_t)) \
+    X(void, seccomp_release, (scmp_filter_ctx)) \
+    X(int, seccomp_syscall_resolve_name, (const char *)) \
+    X(int, seccomp_rule_add_array, (scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *)) \
+    X(int, seccomp_export_bpf, (const scmp_filter_ctx, int))
+
+static struct {
+#define APPHOME_FIELD(ret, name, args) ret (*name) args;
+    APPHOME_SECCOMP_FUNCTIONS(APPHOME_FIELD)
+#undef APPHOME_FIELD
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char *load_failure;  // NULL once everything resolved
+
+static void load(void) {
+    void *handle = dlopen("libseccomp.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *why = dlerror();
+        load_failure = strdup(why ? why : "libseccomp.so.2 cannot be loaded");
+        return;
+    }
+#define APPHOME_RESOLVE(ret, name, args) \
+    *(void **)(&api.name) = dlsym(handle, #name); \
+    if (api.name == NULL) { load_failure = strdup("libseccomp.so.2 has no " #name); return; }
+    APPHOME_SECCOMP_FUNCTIONS(APPHOME_RESOLVE)
+#undef APPHOME_RESOLVE
+}
+
+const char *apphome_seccomp_load(void) {
+    pthread_once(&load_once, load);
+    return load_failure;
+}
+
+#define LOADED (apphome_seccomp_load() == NULL)
+
+scmp_filter_ctx apphome_seccomp_init(uint32_t default_action) { return LOADED ? api.seccomp_init(default_action) : NULL; }
+void apphome_seccomp_release(scmp_filter_ctx ctx) { if (LOADED) api.seccomp_release(ctx); }
+int apphome_seccomp_syscall_resolve_name(const char *name) { return LOADED ? api.seccomp_syscall_resolve_name(name) : __NR_SCMP_ERROR; }
+int apphome_seccomp_rule_add_array(scmp_filter_ctx ctx, uint32_t action, int syscall, unsigned int count, const struct scmp_arg_cmp *conditions) {
+    return LOADED ? api.seccomp_rule_add_array(ctx, action, syscall, count, conditions) : -ELIBACC;
+}
+int apphome_seccomp_export_bpf(const scmp_filter_ctx ctx, int fd) { return LOADED ? api.seccomp_export_bpf(ctx, fd) : -ELIBACC; }
