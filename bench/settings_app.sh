@@ -11,6 +11,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
+# shellcheck source=bench/target.sh
+. "$here/target.sh"
 BIN_DIR=${BIN_DIR:-$top/.build/release}
 for tool in apphome apphome-settings defaults; do
     [[ -x $BIN_DIR/$tool ]] || { echo "bench/settings_app.sh: $BIN_DIR/$tool not found; run \`make release\` first" >&2; exit 1; }
@@ -65,4 +67,10 @@ print(f"settings app: page of 200 specifiers ({b['rows']} rows drawn): load even
       + ("ok" if max(load, drawn) <= 100 else "OVER"))
 print(f"settings app: change round trip {trip:.2f} ms vs defaults write {write_ms:.2f} ms (medians): "
       f"{trip / write_ms:.2f}x (target <= 2x): " + ("ok" if trip <= 2 * write_ms else "OVER"))
+with open(f"{w}/figures", "w") as f:
+    f.write(f"{load:.1f} {drawn:.1f} {trip:.2f} {write_ms:.2f}\n")
 PY
+# The rows of `make bench`'s table of targets (bench/target.sh).
+read -r load drawn trip write_ms < "$work/figures"
+bench_bound "settings app: 200-specifier page, request to load event (median)" "$load" ms 100
+bench_target "settings app: a switch's round trip vs defaults write (medians)" "$trip" "$write_ms" ms 2
