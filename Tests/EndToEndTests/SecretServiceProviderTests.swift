@@ -21,8 +21,12 @@ struct SecretServiceProviderTests {
         defer { try? FileManager.default.removeItem(at: io) }
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = nil
-        let r = try Subprocess.run(try RealClients.tool("dbus-run-session"),
-                                   ["--", "/bin/sh", repository.appendingPathComponent("scripts/test-secret-service.sh").path, bin.path, venv.path],
+        // `env --default-signal` first, as in DeviceKeyStoreTests: the test runner's children
+        // inherit its blocked signals, and a bus daemon that cannot get SIGTERM outlives
+        // dbus-run-session (one was left behind by every run).
+        let r = try Subprocess.run(try RealClients.tool("env"),
+                                   ["--default-signal", try RealClients.tool("dbus-run-session").path,
+                                    "--", "/bin/sh", repository.appendingPathComponent("scripts/test-secret-service.sh").path, bin.path, venv.path],
                                    environment: environment, ioDirectory: io, timeout: 300)
         let failures = r.stdout.split(separator: "\n").filter { $0.hasPrefix("FAIL:") }
         #expect(r.status == 0 && failures.isEmpty, "\(failures.joined(separator: "\n"))\n\(r)")

@@ -36,13 +36,20 @@ import Glibc
         usleep(100_000)
     }
 
-    @Test func aPageIsReadOnceAndAgainWhenItChanges() throws {
-        defer { ScratchDirectory.remove(scratch) }
+    /// A Root page declaring `alpha`, aged past the racy window, and a cache
+    /// that has read it once.
+    func agedBundleSeenOnce() throws -> (SettingsCache, SettingsBundle) {
         try writeRoot(["alpha"])
         age()
         let cache = SettingsCache()
         let bundle = try SettingsBundle(path: bundlePath)
         #expect(cache.schema(bundle, idiom: .phone).editable.keys.sorted() == ["alpha"])
+        return (cache, bundle)
+    }
+
+    @Test func aPageIsReadOnceAndAgainWhenItChanges() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let (cache, bundle) = try agedBundleSeenOnce()
         #expect(cache.state.withLock { $0.schemas.count } == 1)
         // Replaced (a new inode, as writers rename): read again.
         try writeRoot(["beta"])
@@ -70,11 +77,7 @@ import Glibc
 
     @Test func aPageAddedForTheIdiomIsSeen() throws {
         defer { ScratchDirectory.remove(scratch) }
-        try writeRoot(["alpha"])
-        age()
-        let cache = SettingsCache()
-        let bundle = try SettingsBundle(path: bundlePath)
-        #expect(cache.schema(bundle, idiom: .phone).editable.keys.sorted() == ["alpha"])
+        let (cache, bundle) = try agedBundleSeenOnce()
         let rows: PlistValue = .array([.dictionary(["Type": .string("PSTextFieldSpecifier"), "Key": .string("phoneOnly")])])
         try FileSystem.writeAtomically(try PlistCodec.encode(.dictionary(["PreferenceSpecifiers": rows]), format: .xml),
                                        to: bundlePath + "/Root~iphone.plist")
