@@ -58,11 +58,13 @@ let package = Package(
         // SQLite: databases in a home are backed up with its online backup API; the only importer is SQLiteBackup.
         // Loaded with dlopen on the first call (sqlite3.h from libsqlite3-dev for its types), never linked:
         // `apphome` no longer binds its symbols at every start (`apphome run`'s start-up, issue 33).
-        .target(name: "CSQLite"),
+        // The one dlopen-and-resolve of the libraries below, which are never linked.
+        .target(name: "CLazyLibrary"),
+        .target(name: "CSQLite", dependencies: ["CLazyLibrary"]),
         .target(name: "SQLiteBackup", dependencies: ["CSQLite"]),
         // libseccomp: the seccomp filter of an app's sandbox (`apphome run`), handed to bubblewrap.
         // Loaded with dlopen when the first filter is built (seccomp.h from libseccomp-dev), never linked.
-        .target(name: "CSeccomp"),
+        .target(name: "CSeccomp", dependencies: ["CLazyLibrary"]),
         .target(name: "Containers", dependencies: ["AppHomeSystem", "Preferences", "PropertyList", "CSodium", "CXattr", "CSeccomp"]),
         // The backup engine on the lifecycle's public surface: the store, manifests, consistent
         // reads, ObjectWriter, restore, prune, restic. Containers never imports it.
@@ -79,7 +81,7 @@ let package = Package(
         // libsecret (brings glib-2.0): the Secret Service keeps the keychain's device root key.
         // Loaded with dlopen on the first call that needs it, never linked: a command that
         // prefsd answers, or whose key is in a file, never loads libsecret or GLib.
-        .target(name: "CSecret"),
+        .target(name: "CSecret", dependencies: ["CLazyLibrary"]),
         .target(name: "Keychain", dependencies: ["AppHomeSystem", "CSodium", "PropertyList", "Containers"]),
         // The only target that imports libsecret: the Secret Service as the keychain's SecretStore.
         .target(name: "KeychainSecretService", dependencies: ["CSecret", "Keychain"]),

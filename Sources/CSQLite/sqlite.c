@@ -1,6 +1,6 @@
 // libsqlite3 through dlopen: see include/CSQLite.h.
 #include "CSQLite.h"
-#include <dlfcn.h>
+#include "CLazyLibrary.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,27 +21,14 @@
     X(const unsigned char *, sqlite3_column_text, (sqlite3_stmt *, int)) \
     X(int, sqlite3_finalize, (sqlite3_stmt *))
 
-static struct {
-#define APPHOME_FIELD(ret, name, args) ret (*name) args;
-    APPHOME_SQLITE_FUNCTIONS(APPHOME_FIELD)
-#undef APPHOME_FIELD
-} api;
+static struct { APPHOME_SQLITE_FUNCTIONS(APPHOME_LAZY_FIELD) } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char *load_failure;  // NULL once everything resolved
 
 static void load(void) {
-    void *handle = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *why = dlerror();
-        load_failure = strdup(why ? why : "libsqlite3.so.0 cannot be loaded");
-        return;
-    }
-#define APPHOME_RESOLVE(ret, name, args) \
-    *(void **)(&api.name) = dlsym(handle, #name); \
-    if (api.name == NULL) { load_failure = strdup("libsqlite3.so.0 has no " #name); return; }
-    APPHOME_SQLITE_FUNCTIONS(APPHOME_RESOLVE)
-#undef APPHOME_RESOLVE
+    static const apphome_lazy_symbol symbols[] = { APPHOME_SQLITE_FUNCTIONS(APPHOME_LAZY_SYMBOL) };
+    load_failure = apphome_lazy_library_open("libsqlite3.so.0", symbols, APPHOME_LAZY_COUNT(symbols));
 }
 
 const char *apphome_sqlite3_load(void) {

@@ -1,6 +1,6 @@
 // libseccomp through dlopen: see include/CSeccomp.h.
 #include "CSeccomp.h"
-#include <dlfcn.h>
+#include "CLazyLibrary.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,27 +13,14 @@
     X(int, seccomp_rule_add_array, (scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *)) \
     X(int, seccomp_export_bpf, (const scmp_filter_ctx, int))
 
-static struct {
-#define APPHOME_FIELD(ret, name, args) ret (*name) args;
-    APPHOME_SECCOMP_FUNCTIONS(APPHOME_FIELD)
-#undef APPHOME_FIELD
-} api;
+static struct { APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_FIELD) } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char *load_failure;  // NULL once everything resolved
 
 static void load(void) {
-    void *handle = dlopen("libseccomp.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *why = dlerror();
-        load_failure = strdup(why ? why : "libseccomp.so.2 cannot be loaded");
-        return;
-    }
-#define APPHOME_RESOLVE(ret, name, args) \
-    *(void **)(&api.name) = dlsym(handle, #name); \
-    if (api.name == NULL) { load_failure = strdup("libseccomp.so.2 has no " #name); return; }
-    APPHOME_SECCOMP_FUNCTIONS(APPHOME_RESOLVE)
-#undef APPHOME_RESOLVE
+    static const apphome_lazy_symbol symbols[] = { APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_SYMBOL) };
+    load_failure = apphome_lazy_library_open("libseccomp.so.2", symbols, APPHOME_LAZY_COUNT(symbols));
 }
 
 const char *apphome_seccomp_load(void) {

@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include "CSecret.h"
 
-#include <dlfcn.h>
+#include "CLazyLibrary.h"
 #include <linux/keyctl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -87,11 +87,7 @@ enum { G_BUS_TYPE_SESSION = 2, G_DBUS_CALL_FLAGS_NONE = 0, G_DBUS_SIGNAL_FLAGS_N
     X(void *, g_thread_new, (const char *, GThreadFunc, void *)) \
     X(void, g_thread_unref, (void *))
 
-static struct {
-#define APPHOME_FIELD(ret, name, args) ret (*name) args;
-    APPHOME_SECRET_FUNCTIONS(APPHOME_FIELD)
-#undef APPHOME_FIELD
-} api;
+static struct { APPHOME_SECRET_FUNCTIONS(APPHOME_LAZY_FIELD) } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char *load_failure;  // NULL once everything resolved
@@ -110,17 +106,8 @@ static void load(void) {
     }
     // Its dependencies (GLib, GObject, GIO) come with it; dlsym on its
     // handle searches them too.
-    void *handle = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *why = dlerror();
-        load_failure = strdup(why ? why : "libsecret-1.so.0 cannot be loaded");
-        return;
-    }
-#define APPHOME_RESOLVE(ret, name, args) \
-    *(void **)(&api.name) = dlsym(handle, #name); \
-    if (api.name == NULL) { load_failure = strdup("libsecret-1.so.0 has no " #name); return; }
-    APPHOME_SECRET_FUNCTIONS(APPHOME_RESOLVE)
-#undef APPHOME_RESOLVE
+    static const apphome_lazy_symbol symbols[] = { APPHOME_SECRET_FUNCTIONS(APPHOME_LAZY_SYMBOL) };
+    load_failure = apphome_lazy_library_open("libsecret-1.so.0", symbols, APPHOME_LAZY_COUNT(symbols));
 }
 
 static void set_error(apphome_secret_error *out, const char *domain, int code, const char *message) {
