@@ -1,7 +1,6 @@
 // libsqlite3 through dlopen: see include/CSQLite.h.
 #include "CSQLite.h"
 #include "CLazyLibrary.h"
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,20 +20,7 @@
     X(const unsigned char *, sqlite3_column_text, (sqlite3_stmt *, int)) \
     X(int, sqlite3_finalize, (sqlite3_stmt *))
 
-static struct { APPHOME_SQLITE_FUNCTIONS(APPHOME_LAZY_FIELD) } api;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char *load_failure;  // NULL once everything resolved
-
-static void load(void) {
-    static const apphome_lazy_symbol symbols[] = { APPHOME_SQLITE_FUNCTIONS(APPHOME_LAZY_SYMBOL) };
-    load_failure = apphome_lazy_library_open("libsqlite3.so.0", symbols, APPHOME_LAZY_COUNT(symbols));
-}
-
-const char *apphome_sqlite3_load(void) {
-    pthread_once(&load_once, load);
-    return load_failure;
-}
+APPHOME_LAZY_LIBRARY(APPHOME_SQLITE_FUNCTIONS, "libsqlite3.so.0", apphome_sqlite3_load)
 
 #define LOADED (apphome_sqlite3_load() == NULL)
 
@@ -45,7 +31,7 @@ int apphome_sqlite3_open_v2(const char *filename, sqlite3 **db, int flags, const
 int apphome_sqlite3_close_v2(sqlite3 *db) { return LOADED ? api.sqlite3_close_v2(db) : SQLITE_ERROR; }
 int apphome_sqlite3_extended_result_codes(sqlite3 *db, int onoff) { return LOADED ? api.sqlite3_extended_result_codes(db, onoff) : SQLITE_ERROR; }
 int apphome_sqlite3_extended_errcode(sqlite3 *db) { return LOADED ? api.sqlite3_extended_errcode(db) : SQLITE_ERROR; }
-const char *apphome_sqlite3_errstr(int code) { return LOADED ? api.sqlite3_errstr(code) : load_failure; }
+const char *apphome_sqlite3_errstr(int code) { return LOADED ? api.sqlite3_errstr(code) : apphome_sqlite3_load(); }
 int apphome_sqlite3_exec(sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *context, char **errmsg) {
     return LOADED ? api.sqlite3_exec(db, sql, callback, context, errmsg) : SQLITE_ERROR;
 }

@@ -2,7 +2,6 @@
 #include "CSeccomp.h"
 #include "CLazyLibrary.h"
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,20 +12,7 @@
     X(int, seccomp_rule_add_array, (scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *)) \
     X(int, seccomp_export_bpf, (const scmp_filter_ctx, int))
 
-static struct { APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_FIELD) } api;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char *load_failure;  // NULL once everything resolved
-
-static void load(void) {
-    static const apphome_lazy_symbol symbols[] = { APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_SYMBOL) };
-    load_failure = apphome_lazy_library_open("libseccomp.so.2", symbols, APPHOME_LAZY_COUNT(symbols));
-}
-
-const char *apphome_seccomp_load(void) {
-    pthread_once(&load_once, load);
-    return load_failure;
-}
+APPHOME_LAZY_LIBRARY(APPHOME_SECCOMP_FUNCTIONS, "libseccomp.so.2", apphome_seccomp_load)
 
 #define LOADED (apphome_seccomp_load() == NULL)
 
