@@ -368,12 +368,16 @@ public struct ResticVersion: Comparable, Sendable {
     public var minor: Int
     public var patch: Int
 
-    public init(major: Int, minor: Int, patch: Int) {
-        self.major = major
-        self.minor = minor
-        self.patch = patch
-    }
+    public var text: String { "\(major).\(minor).\(patch)" }
 
+    public static func < (a: ResticVersion, b: ResticVersion) -> Bool {
+        (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch)
+    }
+}
+
+// In an extension, so that the struct keeps its synthesized memberwise init
+// (internal: only the module and its tests make a version from numbers).
+extension ResticVersion {
     /// The version in `restic version`'s output (`restic 0.14.0 compiled with go1.19.8 on linux/amd64`).
     public init?(versionOutput text: String) {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
@@ -382,12 +386,6 @@ public struct ResticVersion: Comparable, Sendable {
         let parts = number.split(separator: ".").map { Int($0) }
         guard parts.count >= 2, parts.allSatisfy({ $0 != nil }) else { return nil }
         self.init(major: parts[0]!, minor: parts[1]!, patch: parts.count > 2 ? parts[2]! : 0)
-    }
-
-    public var text: String { "\(major).\(minor).\(patch)" }
-
-    public static func < (a: ResticVersion, b: ResticVersion) -> Bool {
-        (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch)
     }
 }
 
