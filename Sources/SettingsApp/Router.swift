@@ -13,17 +13,13 @@ public struct HTTPRequest: Sendable {
     /// Header values by lowercased name (the first of each).
     public var headers: [String: String]
     public var body: [UInt8]
-    /// Why the peer process may not use the app (it runs in an app's context), or `nil`.
-    public var peerRefusal: String?
 
-    public init(method: String, path: String, token: String? = nil, headers: [String: String] = [:], body: [UInt8] = [],
-                peerRefusal: String? = nil) {
+    public init(method: String, path: String, token: String? = nil, headers: [String: String] = [:], body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.token = token
         self.headers = headers
         self.body = body
-        self.peerRefusal = peerRefusal
     }
 
     public subscript(header name: String) -> String? { headers[name] }
@@ -85,9 +81,9 @@ public struct HTTPResponse: Sendable {
 /// | `POST /api/apps/ID/reset` | reset to the registered defaults |
 /// | `GET /api/events` | server-sent events: `change` with an app id |
 public struct SettingsRouter {
-    public let gate: AccessGate
-    public let catalog: Catalog
-    public let editor: SettingsEditor
+    let gate: AccessGate
+    let catalog: Catalog
+    let editor: SettingsEditor
 
     public init(gate: AccessGate, catalog: Catalog, editor: SettingsEditor) {
         self.gate = gate
@@ -103,7 +99,6 @@ public struct SettingsRouter {
     }
 
     func route(_ request: HTTPRequest, changed: (String) -> Void) -> HTTPResponse {
-        if let why = request.peerRefusal { return .text(403, "Refused: \(why)") }
         guard gate.hostAllowed(request[header: "host"]) else {
             return .text(421, "Refused: the Host header must name the address the Settings app serves")
         }

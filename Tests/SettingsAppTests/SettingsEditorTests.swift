@@ -138,7 +138,6 @@ import Glibc
         #expect(router.handle(HTTPRequest(method: "POST", path: "/api/apps/x/reset",
                                           headers: cookie.merging(["origin": "http://127.0.0.1:9"]) { a, _ in a })).status == 404)
         #expect(router.handle(HTTPRequest(method: "DELETE", path: "/", headers: cookie)).status == 405)
-        #expect(router.handle(HTTPRequest(method: "GET", path: "/api/apps", headers: cookie, peerRefusal: "an app")).status == 403)
     }
 }
 
