@@ -51,7 +51,7 @@ struct PeerConfinement: Sendable {
         case .write(let a, _, _), .delete(let a, _), .batch(let a, _, _):
             return refusal(for: a, writing: true)
         case .uninstall:
-            return "the caller runs in the sandbox of \(app) and may not uninstall apps"
+            return refused(" and may not uninstall apps")
         }
     }
 
@@ -62,13 +62,16 @@ struct PeerConfinement: Sendable {
         case .global where !writing:
             return nil
         case .global:
-            return "the caller runs in the sandbox of \(app): the global domain is the user's (read-only to apps)"
+            return refused(": the global domain is the user's (read-only to apps)")
         case .named(let name):
-            return "the caller runs in the sandbox of \(app) and may not use the domain \(name) (only its own and its app groups')"
+            return refused(" and may not use the domain \(name) (only its own and its app groups')")
         case .file(let path):
-            return "the caller runs in the sandbox of \(app) and may not name a domain by its file (\(path))"
+            return refused(" and may not name a domain by its file (\(path))")
         }
     }
+
+    /// A refusal: the sentence every one starts with, then `why`.
+    private func refused(_ why: String) -> String { "the caller runs in the sandbox of \(app)" + why }
 
     /// The names of `names` this peer may see.
     func visible(_ names: [String]) -> [String] { names.filter { domains.contains($0) } }
