@@ -1,4 +1,4 @@
-// libseccomp through dlopen: see include/CSeccomp.h.
+// libseccomp, linked in or through dlopen: see include/CSeccomp.h.
 #include "CSeccomp.h"
 #include "CLazyLibrary.h"
 #include <errno.h>
@@ -13,13 +13,15 @@
     X(int, seccomp_rule_add_array, (scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *)) \
     X(int, seccomp_export_bpf, (const scmp_filter_ctx, int))
 
+// Linked in by the static `apphome` (libseccomp.a), else opened.
+APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_WEAK)
 static struct { APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_FIELD) } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char *load_failure;  // NULL once everything resolved
 
 static void load(void) {
-    static const apphome_lazy_symbol symbols[] = { APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_SYMBOL) };
+    static const apphome_lazy_symbol symbols[] = { APPHOME_SECCOMP_FUNCTIONS(APPHOME_LAZY_LINKED) };
     load_failure = apphome_lazy_library_open("libseccomp.so.2", symbols, APPHOME_LAZY_COUNT(symbols));
 }
 
