@@ -37,7 +37,8 @@ public enum AppHomeMain {
 }
 
 extension AppHomeCommand {
-    /// The verbs the static `apphome` runs itself: starting an app and
-    /// looking up what is installed never open the keychain.
-    public static let staticVerbs: Set<String> = ["run", "launch", "list", "container"]
+    /// The verbs the static `apphome` runs itself: starting an app, looking
+    /// up what is installed and starting the Settings app (`apphome-settings`)
+    /// never open the keychain.
+    public static let staticVerbs: Set<String> = ["run", "launch", "list", "container", "settings"]
 }

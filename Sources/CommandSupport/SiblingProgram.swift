@@ -22,7 +22,7 @@ public struct SiblingProgram: Sendable {
     }
 
     /// The running program's path, from `/proc/self/exe`.
-    static func executablePath() -> String? {
+    public static func executablePath() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }

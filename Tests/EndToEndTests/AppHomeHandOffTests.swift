@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The static `apphome` runs `run`, `launch`, `list` and `container` itself
+/// The static `apphome` runs `run`, `launch`, `list`, `container` and `settings` itself
 /// and hands every other verb to `apphome-secret-service` (which may load
 /// libsecret) before anything is read or written; without that sibling such
 /// a verb fails plainly and changes nothing.
