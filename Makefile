@@ -57,8 +57,9 @@ PACKAGES := $(BUILD_PACKAGES) $(TEST_PACKAGES)
 EXECUTABLES := defaults apphome security prefsd git-credential-apphome plutil apphome-secretd
 # Programs the executables run, not the user: in $(PKGLIBDIR). The static `security` runs
 # security-secret-service (the same command, dynamically linked) for the commands that need
-# the Secret Service through libsecret; `apphome settings` runs apphome-settings (libsoup).
-HELPERS     := security-secret-service apphome-settings
+# the Secret Service through libsecret, and the static `apphome` runs apphome-secret-service
+# for every verb but run, launch, list, container and settings; `apphome settings` runs apphome-settings (libsoup).
+HELPERS     := security-secret-service apphome-secret-service apphome-settings
 MANPAGES    := $(foreach e,$(EXECUTABLES),$(firstword $(wildcard man/$(e).1 man/$(e).8) man/$(e).1))
 # Completions: bash (completions/NAME), zsh (completions/_NAME), fish (completions/NAME.fish).
 BASH_COMPLETIONS := $(filter-out completions/_% %.fish,$(wildcard completions/*))

@@ -73,7 +73,15 @@ let package = Package(
         // per-device change logs with hybrid logical clocks, the merge, the Swift API.
         .target(name: "SyncedPreferences", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers", "PrefsProtocol"]),
         .target(name: "AppHomeCommand", dependencies: ["AppHomeSystem", "Containers", "Backups", "Preferences", "PropertyList", "CommandSupport", "Keychain", "KeychainSecretService", "SettingsBundle", "PrefsClient", "KeychainClient", "SyncedPreferences"]),
+        // `apphome` is fully static in release, like `defaults` and `security` (its start-up is on the
+        // way to every sandboxed app's start); it links libseccomp's archive whole (CSeccomp's weak
+        // references then find it: nothing to load at run). Verbs that may reach the Secret Service
+        // run in `apphome-secret-service`, the same code linked dynamically (AppHomeMain).
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"],
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all",
+                                                         "-Xlinker", "--whole-archive", "-Xlinker", "-lseccomp", "-Xlinker", "--no-whole-archive"],
+                                                        .when(configuration: .release))]),
+        .executableTarget(name: "apphome-secret-service", dependencies: ["AppHomeCommand"],
                           linkerSettings: staticStdlibInRelease),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.
         .executableTarget(name: "apphome-crashing", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport", "Containers"],

@@ -74,6 +74,7 @@ public struct AppHomeCommand {
                 console.out(section)
                 return 0
             }
+            if let handOff = environment.secretServiceHandOff, !staticVerbs.contains(known.name) { handOff() }
             // `--root DIR` may also follow the verb (before run's and launch's bundle id, before a `--`).
             var arguments = Array(rest)
             var index = 0

@@ -11,10 +11,17 @@ public struct AppHomeEnvironment: Sendable {
     /// Called after each journaled step of install, update and uninstall;
     /// crash tests inject one that kills the process there. Nothing by default.
     public var stepHook: (@Sendable (String) throws(ContainersError) -> Void)?
+    /// Set in the static `apphome` (``AppHomeMain``): replaces the process
+    /// with `apphome-secret-service` for every verb but
+    /// ``AppHomeCommand/staticVerbs``, before the verb reads or writes
+    /// anything. `nil`: every verb runs here.
+    public var secretServiceHandOff: (@Sendable () -> Void)?
 
-    public init(configuration: Configuration = Configuration(), stepHook: (@Sendable (String) throws(ContainersError) -> Void)? = nil) {
+    public init(configuration: Configuration = Configuration(), stepHook: (@Sendable (String) throws(ContainersError) -> Void)? = nil,
+                secretServiceHandOff: (@Sendable () -> Void)? = nil) {
         self.configuration = configuration
         self.stepHook = stepHook
+        self.secretServiceHandOff = secretServiceHandOff
     }
 
     /// The root to use when no `--root` is given.

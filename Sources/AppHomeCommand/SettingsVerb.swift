@@ -13,11 +13,10 @@ extension AppHomeCommand {
     /// process with `apphome-settings` (beside this program, else in
     /// `../lib/apphome/`), which checks the options, prints the URL and serves.
     func settings(_ args: [String]) throws -> Int32 {
-        var exe = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &exe, exe.count - 1)
-        guard n > 0 else { throw CommandFailure.failure("cannot find \(Self.settingsProgram): this program's path is unknown (/proc/self/exe)") }
-        let directory = FileSystem.parentDirectory(String(decoding: exe[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        let candidates = [directory + "/" + Self.settingsProgram, FileSystem.parentDirectory(directory) + "/lib/apphome/" + Self.settingsProgram]
+        guard let exe = SiblingProgram.executablePath() else {
+            throw CommandFailure.failure("cannot find \(Self.settingsProgram): this program's path is unknown (/proc/self/exe)")
+        }
+        let candidates = SiblingProgram(name: Self.settingsProgram).candidates(directory: FileSystem.parentDirectory(exe))
         guard let program = candidates.first(where: { access($0, X_OK) == 0 }) else {
             throw CommandFailure.failure("cannot find \(Self.settingsProgram) in \(candidates.joined(separator: " or ")); reinstall AppHome")
         }

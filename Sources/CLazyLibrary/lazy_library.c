@@ -15,6 +15,12 @@ static char *reason(const char *soname, const char *what, const char *symbol) {
 }
 
 char *apphome_lazy_library_open(const char *soname, const apphome_lazy_symbol *symbols, size_t count) {
+    size_t linked = 0;
+    while (linked < count && symbols[linked].linked != NULL) linked++;
+    if (linked == count) {
+        for (size_t i = 0; i < count; i++) *symbols[i].slot = symbols[i].linked;
+        return NULL;
+    }
     void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *why = dlerror();

@@ -1,4 +1,4 @@
-// libseccomp through dlopen: see include/CSeccomp.h.
+// libseccomp, linked in or through dlopen: see include/CSeccomp.h.
 #include "CSeccomp.h"
 #include "CLazyLibrary.h"
 #include <errno.h>
@@ -12,6 +12,7 @@
     X(int, seccomp_rule_add_array, (scmp_filter_ctx, uint32_t, int, unsigned int, const struct scmp_arg_cmp *)) \
     X(int, seccomp_export_bpf, (const scmp_filter_ctx, int))
 
+// Linked in by the static `apphome` (libseccomp.a), else opened.
 APPHOME_LAZY_LIBRARY(APPHOME_SECCOMP_FUNCTIONS, "libseccomp.so.2", apphome_seccomp_load)
 
 #define LOADED (apphome_seccomp_load() == NULL)

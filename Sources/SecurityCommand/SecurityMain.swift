@@ -36,39 +36,14 @@ public enum SecurityMain {
         }
     }
 
-    /// Where the sibling is, beside this program (`directory` is the one
-    /// holding the running executable): the same directory (a build
-    /// directory), else `../lib/apphome/` (an installed `bin/`).
-    public static func siblingCandidates(directory: String) -> [String] {
-        [directory + "/" + sibling, FileSystem.parentDirectory(directory) + "/lib/apphome/" + sibling]
-    }
-
-    /// The running program's path, from `/proc/self/exe`.
-    static func executablePath() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// Replaces this process with the sibling, same arguments and
     /// environment; if that fails, says why and exits 1.
     /// Nothing has been written yet when it is called (the keychain is
     /// chosen before a verb reads or prints anything).
     private static func handOffToSibling() -> Never {
-        var why = "this program's path is unknown (/proc/self/exe)"
-        if let exe = executablePath() {
-            let candidates = siblingCandidates(directory: FileSystem.parentDirectory(exe))
-            for path in candidates where access(path, X_OK) == 0 {
-                execv(path, CommandLine.unsafeArgv)
-                why = "\(path) cannot be run: \(String(cString: strerror(errno)))"
-                break
-            }
-            if why.hasPrefix("this") { why = "it is in neither \(candidates.joined(separator: " nor "))" }
+        SiblingProgram(name: sibling).replaceProcess { why in
+            "security: this command needs the Secret Service (the device key is kept there), which security reaches "
+                + "through \(sibling), but \(why); reinstall AppHome, or run prefsd\n"
         }
-        let message = Array(("security: this command needs the Secret Service (the device key is kept there), which security reaches "
-                             + "through \(sibling), but \(why); reinstall AppHome, or run prefsd\n").utf8)
-        _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        exit(1)
     }
 }

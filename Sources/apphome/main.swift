@@ -1,6 +1,6 @@
+// apphome: install, update and uninstall apps, and run them in their sandbox.
+// Statically linked in release; verbs that may need the Secret Service run in
+// apphome-secret-service (AppHomeMain).
 import AppHomeCommand
-import CommandSupport
 
-CommandMain.run(command: "apphome") { arguments, configuration, console in
-    AppHomeCommand.run(arguments, environment: AppHomeEnvironment(configuration: configuration), console: console, prompter: TerminalPrompter())
-}
+AppHomeMain.run(handsOffSecretService: true)

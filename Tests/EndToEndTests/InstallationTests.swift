@@ -51,8 +51,8 @@ struct InstallationTests {
         files += ["defaults", "apphome", "security", "apphome-secretd", "plutil"].map { "usr/share/bash-completion/completions/" + $0 }
         files += ["defaults", "apphome", "security"].map { "usr/share/zsh/vendor-completions/_" + $0 }
         files += ["defaults", "apphome", "security"].map { "usr/share/fish/vendor_completions.d/\($0).fish" }
-        // Run by the static security for the commands that need libsecret (docs/installing.md).
-        files += ["usr/lib/apphome/security-secret-service", "usr/lib/apphome/apphome-settings"]
+        // Run by the static security and apphome for the commands that may need libsecret (docs/installing.md).
+        files += ["usr/lib/apphome/security-secret-service", "usr/lib/apphome/apphome-secret-service", "usr/lib/apphome/apphome-settings"]
         files += ["usr/lib/systemd/user/prefsd.service", "usr/lib/systemd/user/prefsd.socket", "usr/lib/systemd/user/apphome-secretd.service",
                   "usr/share/dbus-1/services/org.freedesktop.secrets.apphome.service"]
         return files.sorted()

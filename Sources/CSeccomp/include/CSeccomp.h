@@ -1,7 +1,7 @@
-// libseccomp, imported only by Containers (the sandbox's filter), and loaded
-// on the first call (dlopen), never linked: only `apphome run` and `launch`
-// build a filter, and they do it while bubblewrap makes the sandbox, so the
-// library's loading is off the way to it; no other command loads it. The
+// libseccomp, imported only by Containers (the sandbox's filter). The static
+// `apphome` links its archive (libseccomp.a: nothing to load or bind at start);
+// every other program loads it on the first call (dlopen), never linked: only
+// `apphome run` and `launch` build a filter, while bubblewrap makes the sandbox. The
 // types and constants are libseccomp's own header's; the calls are these,
 // `apphome_seccomp_…` for `seccomp_…`.
 #ifndef APPHOME_CSECCOMP_H
