@@ -10,14 +10,7 @@ struct AppHomeHandOffTests {
     let t: TempRoot
     init() throws { t = try TempRoot() }
 
-    /// `apphome` alone in a directory of its own (no sibling beside it, none in ../lib/apphome).
-    func lonelyAppHome() throws -> URL {
-        let dir = t.workFile("lonely/bin")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let copy = dir.appendingPathComponent("apphome")
-        try FileManager.default.copyItem(at: try TestDaemon.binary("apphome"), to: copy)
-        return copy
-    }
+    func lonelyAppHome() throws -> URL { try t.lonelyCopy(of: "apphome") }
 
     func install() throws {
         let app = InstalledAppTests.examples.appendingPathComponent("ScaryBugs-v1/ScaryBugs.app").path

@@ -10,14 +10,7 @@ struct SecurityHandOffTests {
     let t: TempRoot
     init() throws { t = try TempRoot() }
 
-    /// `security` alone in a directory of its own (no sibling beside it, none in ../lib/apphome).
-    func lonelySecurity() throws -> URL {
-        let dir = t.workFile("lonely/bin")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let copy = dir.appendingPathComponent("security")
-        try FileManager.default.copyItem(at: try TestDaemon.binary("security"), to: copy)
-        return copy
-    }
+    func lonelySecurity() throws -> URL { try t.lonelyCopy(of: "security") }
 
     @Test func withoutTheSiblingASecretServiceCommandFailsPlainlyAndChangesNothing() throws {
         let security = try lonelySecurity()

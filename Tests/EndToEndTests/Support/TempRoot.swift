@@ -77,6 +77,16 @@ final class TempRoot: Sendable {
 
     func workFile(_ name: String) -> URL { work.appendingPathComponent(name) }
 
+    /// A copy of the built `program` alone in a directory of its own
+    /// (`lonely/bin`: no sibling beside it, none in `../lib/apphome`).
+    func lonelyCopy(of program: String) throws -> URL {
+        let dir = workFile("lonely/bin")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let copy = dir.appendingPathComponent(program)
+        try FileManager.default.copyItem(at: try TestDaemon.binary(program), to: copy)
+        return copy
+    }
+
     // MARK: Running the command
 
     /// The child's environment: nothing of the real user's HOME or XDG directories.
