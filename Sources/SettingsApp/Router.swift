@@ -214,8 +214,8 @@ public struct SettingsRouter {
     /// page the browser's per-request work of a `fetch`, most of a change's
     /// round trip once the commit is done.
     ///
-    /// - Returns: the answer (`id` 0 when the message has none).
-    public func socketMessage(_ bytes: [UInt8], changed: (String) -> Void = { _ in }) -> JSON {
+    /// - Returns: the status and the answer (`id` 0 when the message has none).
+    public func socketMessage(_ bytes: [UInt8], changed: (String) -> Void = { _ in }) -> (status: Int, answer: JSON) {
         guard bytes.count <= ChangeRequest.maximumBody, case .dictionary(let d)? = try? PlistCodec.decode(bytes, format: .json) else {
             return Self.socketAnswer(0, 400, .object([("error", .string("the message is not a JSON object"))]))
         }
@@ -229,9 +229,9 @@ public struct SettingsRouter {
         return Self.socketAnswer(id, status, answer)
     }
 
-    static func socketAnswer(_ id: Int128, _ status: Int, _ answer: JSON) -> JSON {
-        guard case .object(let members) = answer else { return answer }
-        return .object([("id", .integer(id)), ("status", .integer(Int128(status)))] + members)
+    static func socketAnswer(_ id: Int128, _ status: Int, _ answer: JSON) -> (status: Int, answer: JSON) {
+        guard case .object(let members) = answer else { return (status, answer) }
+        return (status, .object([("id", .integer(id)), ("status", .integer(Int128(status)))] + members))
     }
 
     func appList() -> JSON {

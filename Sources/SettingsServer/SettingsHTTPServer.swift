@@ -371,8 +371,8 @@ final class SettingsHTTPServer {
         var size: gsize = 0
         let bytes = g_bytes_get_data(data, &size).map { Array(UnsafeRawBufferPointer(start: $0, count: Int(size))) } ?? []
         let router = SettingsRouter(gate: gate, catalog: Catalog(root: root, cache: cache), editor: editor())
-        let answer = router.socketMessage(bytes)
-        if daemonStore != nil, answer.text.contains(#""status":500"#) { daemonStore = nil }   // prefsd went away: the files next time
+        let (status, answer) = router.socketMessage(bytes)
+        if daemonStore != nil, status == 500 { daemonStore = nil }   // prefsd went away: the files next time
         soup_websocket_connection_send_text(connection, answer.text)
     }
 

@@ -156,10 +156,10 @@ import Glibc
         noOrigin["origin"] = nil
         #expect(!router.handle(HTTPRequest(method: "GET", path: "/api/socket", headers: noOrigin)).isWebSocket)
         // A message that is not a change is answered, with its id when it has one.
-        #expect(router.socketMessage(Array("x".utf8)).text == #"{"id":0,"status":400,"error":"the message is not a JSON object"}"#)
-        #expect(router.socketMessage(Array(#"{"app":"a"}"#.utf8)).text == #"{"id":0,"status":400,"error":"the message has no id"}"#)
-        #expect(router.socketMessage(Array(#"{"id":7,"app":"com.example.none","key":"k","value":1}"#.utf8)).text
-                == #"{"id":7,"status":404,"error":"Not found"}"#)
+        #expect(router.socketMessage(Array("x".utf8)).answer.text == #"{"id":0,"status":400,"error":"the message is not a JSON object"}"#)
+        #expect(router.socketMessage(Array(#"{"app":"a"}"#.utf8)).answer.text == #"{"id":0,"status":400,"error":"the message has no id"}"#)
+        let missing = router.socketMessage(Array(#"{"id":7,"app":"com.example.none","key":"k","value":1}"#.utf8))
+        #expect(missing.status == 404 && missing.answer.text == #"{"id":7,"status":404,"error":"Not found"}"#)
     }
 }
 
