@@ -19,6 +19,7 @@ import http.client
 import json
 import os
 import plistlib
+import re
 import shutil
 import signal
 import subprocess
@@ -435,6 +436,33 @@ def main():
             finally:
                 page.remove_listener("request", listener)
             assert posts == [], posts
+
+        @check
+        def a_change_whose_websocket_closes_before_its_answer_is_made_by_post():
+            # Playwright stands between the page and the server's socket and
+            # closes it as soon as the change is sent on it (as a proxy or a
+            # restarting server would): the page sends the change again as a POST.
+            ctx = browser.new_context()
+            got = []
+
+            def route(ws):
+                ws.on_message(lambda message: (got.append(message), ws.close()))
+            ctx.route_web_socket(re.compile(r".*/api/socket$"), route)
+            other = ctx.new_page()
+            posts = []
+            other.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+            try:
+                other.goto(h.url)
+                other.wait_for_selector("body[data-ready='1']")
+                expect(other.locator("body")).to_have_attribute("data-socket", "1")
+                was = h.domain().get("showRatings", True)
+                other.get_by_role("switch", name="Show ratings").click()
+                wait_for(lambda: h.domain().get("showRatings") is (not was), what="showRatings flipped by the POST")
+                expect(other.locator("#status")).to_have_text("Saved")
+                assert len(got) == 1 and json.loads(got[0])["key"] == "showRatings", got
+                assert posts == [f"{h.base}/api/apps/{APP}/values"], posts
+            finally:
+                ctx.close()
 
         @check
         def the_websocket_needs_the_cookie_the_host_and_the_origin_and_refuses_as_the_post_does():
