@@ -14,7 +14,7 @@ flock 9
 if [ ! -f "$dir/.complete" ] || [ ! -x "$dir/bin/python" ]; then
     rm -rf "$dir"
     python3 -m venv "$dir" >&2
-    if ! PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 "$dir/bin/pip" install --quiet --disable-pip-version-check 'playwright>=1.40,<2' >&2; then
+    if ! PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 "$dir/bin/pip" install --quiet --disable-pip-version-check 'playwright>=1.48,<2' >&2; then
         rm -rf "$dir"
         echo "playwright-venv: could not install playwright into $dir" >&2
         exit 1

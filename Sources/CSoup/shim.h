@@ -14,6 +14,8 @@
 #include "/usr/include/libsoup-3.0/libsoup/soup-message-body.h"
 #include "/usr/include/libsoup-3.0/libsoup/soup-server.h"
 #include "/usr/include/libsoup-3.0/libsoup/soup-server-message.h"
+#include "/usr/include/libsoup-3.0/libsoup/soup-websocket.h"
+#include "/usr/include/libsoup-3.0/libsoup/soup-websocket-connection.h"
 
 /// A server that names itself "AppHome" (soup_server_new is variadic).
 static inline SoupServer *apphome_soup_server_new(void) {

@@ -1,7 +1,7 @@
 /// The page, shipped inside the program: no CDN, no build step. The HTML
 /// loads only `/app.css` and `/app.js` (the Content-Security-Policy allows
 /// no inline script or style); the script draws everything from the JSON
-/// routes and follows `/api/events`.
+/// routes, follows `/api/events` and sends its changes on `/api/socket`.
 public enum Assets {
     public static let html = #"""
 <!doctype html>
@@ -358,9 +358,50 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
     reason.textContent = text;
   }
 
+  // Changes go on the page's WebSocket while it is open (a fetch's own work
+  // in the browser is most of a change's round trip), else as a POST; the
+  // server answers either after the commit. A change whose socket closes
+  // before its answer is sent again as a POST (setting a value twice is harmless).
+  const socket = { ws: null, next: 0, waiting: new Map() };
+  const postChange = (c) => post("/api/apps/" + encodeURIComponent(c.app) + "/values", { key: c.key, value: c.value });
+
+  function openSocket() {
+    let ws;
+    try { ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/socket"); } catch (e) { return; }
+    let opened = false;
+    ws.addEventListener("open", () => { opened = true; socket.ws = ws; document.body.dataset.socket = "1"; });
+    ws.addEventListener("message", (e) => {
+      let answer;
+      try { answer = JSON.parse(e.data); } catch (err) { return; }
+      const change = socket.waiting.get(answer.id);
+      if (!change) return;
+      socket.waiting.delete(answer.id);
+      change.resolve({ ok: answer.status === 200, data: answer });
+    });
+    ws.addEventListener("close", () => {
+      if (socket.ws === ws) socket.ws = null;
+      delete document.body.dataset.socket;
+      const waiting = [...socket.waiting.values()];
+      socket.waiting.clear();
+      for (const change of waiting) postChange(change).then(change.resolve);
+      // Opened once (the server restarted): again; never opened (a proxy without WebSockets): POSTs from now on.
+      if (opened) setTimeout(openSocket, 1000);
+    });
+  }
+
+  function sendChange(change) {
+    const ws = socket.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return postChange(change);
+    return new Promise((resolve) => {
+      const id = ++socket.next;
+      socket.waiting.set(id, { ...change, resolve });
+      ws.send(JSON.stringify({ id, app: change.app, key: change.key, value: change.value }));
+    });
+  }
+
   async function send(key, value) {
     const app = state.app;
-    const { ok, data } = await post("/api/apps/" + encodeURIComponent(app) + "/values", { key, value });
+    const { ok, data } = await sendChange({ app, key, value });
     if (app !== state.app) return ok;
     if (ok) {
       state.doc.values[key] = data.value;
@@ -483,6 +524,7 @@ dialog::backdrop { background: rgba(0,0,0,.35); }
       $("#pane").replaceChildren(el("p", { class: "reason", role: "alert", text: String(e.message || e) }));
     });
     listen();
+    openSocket();
   });
 })();
 """#

@@ -99,18 +99,30 @@ public struct SettingsEditor {
     public let idiom: Idiom
     /// The bundles' pages as last read (the server keeps one between requests).
     public let cache: SettingsCache
+    /// The schemas this editor has used, each taken from ``cache`` once;
+    /// the store's write policy should take its validators from here too
+    /// (``RequestSchemas/validators``).
+    public let schemas: RequestSchemas
 
-    public init(store: PreferenceStore, managed: ManagedPreferences, idiom: Idiom = .phone, cache: SettingsCache = SettingsCache()) {
+    /// - Parameters:
+    ///   - schemas: the schemas of this request, shared with the store's write
+    ///     policy; by default a new set on `cache`.
+    public init(store: PreferenceStore, managed: ManagedPreferences, idiom: Idiom = .phone, cache: SettingsCache = SettingsCache(),
+                schemas: RequestSchemas? = nil) {
         self.store = store
         self.managed = managed
         self.idiom = idiom
         self.cache = cache
+        self.schemas = schemas ?? RequestSchemas(cache: cache)
     }
 
     /// The domain `app`'s bundle keeps its values in (``InstalledApp/domain(idiom:)``, from the cached Root page).
     public func domain(of app: InstalledApp) -> Domain {
-        if let bundle = app.settingsBundle, let group = cache.schema(bundle, idiom: idiom).groupContainerIdentifier,
-           app.groups.contains(group) { return .named(group) }
+        domain(of: app, schema: app.settingsBundle.map { schemas.schema($0, idiom: idiom) })
+    }
+
+    func domain(of app: InstalledApp, schema: BundleSchema?) -> Domain {
+        if let group = schema?.groupContainerIdentifier, app.groups.contains(group) { return .named(group) }
         return .named(app.id)
     }
 
@@ -133,8 +145,9 @@ public struct SettingsEditor {
     @discardableResult
     public func change(_ app: InstalledApp, _ request: ChangeRequest) throws(SettingsAppError) -> PlistValue {
         guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
-        guard let row = cache.schema(bundle, idiom: idiom).editable[request.key] else { throw .badRequest("\(app.id)'s Settings.bundle has no row for \(request.key)") }
-        let domain = domain(of: app)
+        let schema = schemas.schema(bundle, idiom: idiom)
+        guard let row = schema.editable[request.key] else { throw .badRequest("\(app.id)'s Settings.bundle has no row for \(request.key)") }
+        let domain = domain(of: app, schema: schema)
         if managed.forced(in: domain)[PlistKey(request.key)] != nil { throw .managed("Managed by your administrator") }
         let value = try request.storedValue(for: row)
         try commit(domain, keys: [request.key]) { $0[PlistKey(request.key)] = value }
@@ -152,10 +165,11 @@ public struct SettingsEditor {
     public func setRaw(_ app: InstalledApp, key: String, type: String, text: String) throws(SettingsAppError) -> PlistValue {
         guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
         guard !key.isEmpty else { throw .badRequest("the request names no key") }
-        if cache.schema(bundle, idiom: idiom).editable[key] != nil {
+        let schema = schemas.schema(bundle, idiom: idiom)
+        if schema.editable[key] != nil {
             throw .badRequest("\(key) is declared by the Settings.bundle: change it on its row")
         }
-        let domain = domain(of: app)
+        let domain = domain(of: app, schema: schema)
         if managed.forced(in: domain)[PlistKey(key)] != nil { throw .managed("Managed by your administrator") }
         let value: PlistValue
         switch type {
@@ -185,9 +199,10 @@ public struct SettingsEditor {
     @discardableResult
     public func reset(_ app: InstalledApp) throws(SettingsAppError) -> [String] {
         guard let bundle = app.settingsBundle else { throw .notFound("\(app.id) has no Settings.bundle") }
-        let domain = domain(of: app)
+        let schema = schemas.schema(bundle, idiom: idiom)
+        let domain = domain(of: app, schema: schema)
         let forced = managed.forced(in: domain)
-        let keys = cache.schema(bundle, idiom: idiom).editable.keys
+        let keys = schema.editable.keys
             .filter { forced[PlistKey($0)] == nil }.sorted()
         var removed: [String] = []
         try commit(domain, keys: []) { contents in

@@ -34,6 +34,10 @@ public struct HTTPResponse: Sendable {
     public var headers: [(String, String)]
     /// The server-sent events stream (`text/event-stream`), kept open.
     public var isEventStream = false
+    /// The page's WebSocket (`/api/socket`): the handshake may go on (the
+    /// HTTP layer answers it and then hands each message to
+    /// ``SettingsRouter/socketMessage(_:)``).
+    public var isWebSocket = false
 
     public init(status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8] = [], headers: [(String, String)] = []) {
         self.status = status
@@ -80,6 +84,7 @@ public struct HTTPResponse: Sendable {
 /// | `POST /api/apps/ID/raw` | `{"key", "type", "text"}`: a key no row declares, typed |
 /// | `POST /api/apps/ID/reset` | reset to the registered defaults |
 /// | `GET /api/events` | server-sent events: `change` with an app id |
+/// | `GET /api/socket` | the page's WebSocket: changes as `POST …/values` makes them (``socketMessage(_:)``) |
 public struct SettingsRouter {
     let gate: AccessGate
     let catalog: Catalog
@@ -127,6 +132,14 @@ public struct SettingsRouter {
             var r = HTTPResponse(status: 200, contentType: "text/event-stream")
             r.isEventStream = true
             return r
+        case ("GET", "/api/socket"):
+            // Its handshake is a GET, but the socket carries changes: it must come from the page itself.
+            guard gate.originAllowed(request[header: "origin"], host: request[header: "host"]) else {
+                return .text(403, "Refused: a change must come from the Settings page itself (Origin)")
+            }
+            var r = HTTPResponse(status: 101)
+            r.isWebSocket = true
+            return r
         default: break
         }
         // /api/apps/ID[/…]
@@ -146,14 +159,8 @@ public struct SettingsRouter {
             guard Catalog.isPlainFileName(name), let bundle = app.settingsBundle else { return .error(.notFound("Not found")) }
             return png(bundle.path + "/" + name)
         case ("POST", "values"?, 1):
-            do {
-                let change = try ChangeRequest(body: request.body)
-                let stored = try editor.change(app, change)
-                changed(app.id)
-                return .json(200, .object([("key", .string(change.key)), ("value", JSON(value: stored))]))
-            } catch {
-                return .error(error)
-            }
+            let (status, answer) = change(app, body: request.body, changed: changed)
+            return .json(status, answer)
         case ("POST", "raw"?, 1):
             guard request.body.count <= ChangeRequest.maximumBody, case .dictionary(let d)? = try? PlistCodec.decode(request.body, format: .json),
                   case .string(let key)? = d["key"], case .string(let type)? = d["type"], case .string(let text)? = d["text"] else {
@@ -177,6 +184,49 @@ public struct SettingsRouter {
         default:
             return .error(.notFound("Not found"))
         }
+    }
+
+    /// A change of `app` (``ChangeRequest``'s body): the status and the answer.
+    func change(_ app: InstalledApp, body: [UInt8], changed: (String) -> Void) -> (Int, JSON) {
+        do {
+            let change = try ChangeRequest(body: body)
+            let stored = try editor.change(app, change)
+            changed(app.id)
+            return (200, .object([("key", .string(change.key)), ("value", JSON(value: stored))]))
+        } catch {
+            return (error.status, .object([("error", .string(error.description))]))
+        }
+    }
+
+    /// Answers one message of the page's WebSocket, whose handshake passed
+    /// the gate (host, cookie, origin) as a request does.
+    ///
+    /// A message is a change, `{"id": N, "app": ID, "key": K, "value": V}`,
+    /// made exactly as `POST /api/apps/ID/values` makes it (the same write
+    /// policy and commit, answered after the commit); the answer is
+    /// `{"id": N, "status": S, …}` with that route's status and the members
+    /// of its answer (`key` and `value`, or `error`). The socket saves the
+    /// page the browser's per-request work of a `fetch`, most of a change's
+    /// round trip once the commit is done.
+    ///
+    /// - Returns: the status and the answer (`id` 0 when the message has none).
+    public func socketMessage(_ bytes: [UInt8], changed: (String) -> Void = { _ in }) -> (status: Int, answer: JSON) {
+        guard bytes.count <= ChangeRequest.maximumBody, case .dictionary(let d)? = try? PlistCodec.decode(bytes, format: .json) else {
+            return Self.socketAnswer(0, 400, .object([("error", .string("the message is not a JSON object"))]))
+        }
+        guard case .integer(let id)? = d["id"] else {
+            return Self.socketAnswer(0, 400, .object([("error", .string("the message has no id"))]))
+        }
+        guard case .string(let appID)? = d["app"], let app = catalog.app(appID) else {
+            return Self.socketAnswer(id, 404, .object([("error", .string("Not found"))]))
+        }
+        let (status, answer) = change(app, body: bytes, changed: changed)
+        return Self.socketAnswer(id, status, answer)
+    }
+
+    static func socketAnswer(_ id: Int128, _ status: Int, _ answer: JSON) -> (status: Int, answer: JSON) {
+        guard case .object(let members) = answer else { return (status, answer) }
+        return (status, .object([("id", .integer(id)), ("status", .integer(Int128(status)))] + members))
     }
 
     func appList() -> JSON {

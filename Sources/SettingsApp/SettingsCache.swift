@@ -192,3 +192,29 @@ public final class SettingsCache: Sendable {
         { [self] bundle, idiom in schema(bundle, idiom: idiom).validator }
     }
 }
+
+/// The schemas one request uses, each taken from the ``SettingsCache`` once:
+/// its files are `stat`ed once per request, not once per use (the row's
+/// look-up, the domain, the write policy's validator).
+public final class RequestSchemas: Sendable {
+    let cache: SettingsCache
+    let taken = Mutex<[String: BundleSchema]>([:])
+
+    public init(cache: SettingsCache) {
+        self.cache = cache
+    }
+
+    /// The schema of `bundle` on `idiom`, as the cache had it at its first use in this request.
+    public func schema(_ bundle: SettingsBundle, idiom: Idiom) -> BundleSchema {
+        let key = bundle.path + "\0" + idiom.rawValue
+        if let schema = taken.withLock({ $0[key] }) { return schema }
+        let schema = cache.schema(bundle, idiom: idiom)
+        taken.withLock { $0[key] = schema }
+        return schema
+    }
+
+    /// The validators of this request's schemas for ``SettingsWritePolicy``.
+    public var validators: SettingsWritePolicy.ValidatorSource {
+        { [self] bundle, idiom in schema(bundle, idiom: idiom).validator }
+    }
+}

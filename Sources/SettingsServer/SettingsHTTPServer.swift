@@ -15,13 +15,16 @@ import SettingsApp
 /// stream closed to make room) and its peer process identified once, before
 /// its first request is answered (``Peer``); ``SettingsRouter`` answers;
 /// event streams stay open and get a `change` event when a watched domain
-/// changes.
+/// changes; a page's WebSocket, once its handshake passed the same gate,
+/// carries its changes (``SettingsRouter/socketMessage(_:changed:)``).
 final class SettingsHTTPServer {
     /// Connections open at once; beyond it the oldest one that carries no
     /// event stream is closed.
     static let maximumConnections = 64
     /// Event streams open at once (one per open page).
     static let maximumStreams = 32
+    /// WebSockets open at once (one per open page).
+    static let maximumSockets = 32
     /// The largest request body read (a change is a few dozen bytes).
     static let maximumBody = ChangeRequest.maximumBody
 
@@ -44,6 +47,8 @@ final class SettingsHTTPServer {
     var connections: [Peer] = []
     /// Open event streams.
     var streams: [OpaquePointer] = []
+    /// Open WebSockets (a reference held on each) and their sockets.
+    var webSockets: [(connection: OpaquePointer, socket: UnsafeMutablePointer<GSocket>)] = []
     /// The token of a request waiting for its peer's verdict.
     var tokens: [UnsafeMutableRawPointer: String] = [:]
 
@@ -140,6 +145,8 @@ final class SettingsHTTPServer {
     /// as `defaults` writes them (the registry read now: an app installed
     /// since start is routed to its home).
     func editor() -> SettingsEditor {
+        // The schemas of this request: each bundle's files are looked at once, by the editor and the write policy alike.
+        let schemas = RequestSchemas(cache: cache)
         if daemonStore == nil, prefsd.mode != .off, let connection = try? prefsd.connect(root: root) {
             daemonStore = DaemonPreferenceStore(connection: connection)
         }
@@ -147,9 +154,9 @@ final class SettingsHTTPServer {
         if let daemonStore {
             store = daemonStore
         } else {
-            store = DefaultsCommand.fileStore(root: root, registry: cache.registry(root: root), managed: managed, validators: cache.validators)
+            store = DefaultsCommand.fileStore(root: root, registry: cache.registry(root: root), managed: managed, validators: schemas.validators)
         }
-        return SettingsEditor(store: store, managed: managed, cache: cache)
+        return SettingsEditor(store: store, managed: managed, cache: cache, schemas: schemas)
     }
 
     // MARK: Connections
@@ -167,6 +174,7 @@ final class SettingsHTTPServer {
         let open = connections.filter { g_socket_is_closed($0.socket) == 0 }
         if open.count > Self.maximumConnections {
             let streamSockets = Set(streams.compactMap { soup_server_message_get_socket($0).map { UnsafeMutableRawPointer($0) } })
+                .union(webSockets.map { UnsafeMutableRawPointer($0.socket) })
             if let oldest = open.first(where: { !streamSockets.contains(UnsafeMutableRawPointer($0.socket)) }) {
                 g_socket_close(oldest.socket, nil)
             }
@@ -290,6 +298,8 @@ final class SettingsHTTPServer {
         if daemonStore != nil, response.status == 500 { daemonStore = nil }   // prefsd went away: the files next time
         if response.isEventStream {
             openStream(message, response)
+        } else if response.isWebSocket {
+            openWebSocket(message)
         } else {
             respond(message, response)
         }
@@ -323,6 +333,53 @@ final class SettingsHTTPServer {
         streams.append(message)
         _ = apphome_signal_connect(UnsafeMutableRawPointer(message), "finished", unsafeBitCast(cStreamFinished, to: GCallback.self), context)
         send(message, "retry: 1000\n: open\n\n")
+    }
+
+    /// Answers a WebSocket handshake the router let through: libsoup checks
+    /// its headers and answers 101 (or 400); once that is written the
+    /// connection is taken from the HTTP layer (``webSocketUpgraded(_:)``).
+    func openWebSocket(_ message: OpaquePointer) {
+        guard webSockets.count < Self.maximumSockets else {
+            respond(message, HTTPResponse(status: 503, body: Array("Too many open Settings pages\n".utf8)))
+            return
+        }
+        guard soup_websocket_server_process_handshake(message, nil, nil, nil, nil) != 0 else { return }
+        _ = apphome_signal_connect(UnsafeMutableRawPointer(message), "wrote-informational", unsafeBitCast(cWebSocketUpgraded, to: GCallback.self), context)
+    }
+
+    func webSocketUpgraded(_ message: OpaquePointer) {
+        guard let socket = soup_server_message_get_socket(message) else { return }
+        g_object_ref(UnsafeMutableRawPointer(message))
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        guard let stream = soup_server_message_steal_connection(message) else { return }
+        let origin = soup_message_headers_get_one(soup_server_message_get_request_headers(message), "Origin")
+        let connection = soup_websocket_connection_new(stream, soup_server_message_get_uri(message), SOUP_WEBSOCKET_CONNECTION_SERVER, origin, nil, nil)!
+        g_object_unref(stream)
+        soup_websocket_connection_set_max_incoming_payload_size(connection, guint64(Self.maximumBody))
+        soup_websocket_connection_set_keepalive_interval(connection, 15)
+        webSockets.append((connection, socket))
+        _ = apphome_signal_connect(UnsafeMutableRawPointer(connection), "message", unsafeBitCast(cWebSocketMessage, to: GCallback.self), context)
+        _ = apphome_signal_connect(UnsafeMutableRawPointer(connection), "closed", unsafeBitCast(cWebSocketClosed, to: GCallback.self), context)
+    }
+
+    /// A page's message: a change, answered on the socket after its commit.
+    func webSocketMessage(_ connection: OpaquePointer, type: Int32, data: OpaquePointer) {
+        guard type == Int32(SOUP_WEBSOCKET_DATA_TEXT.rawValue) else {
+            soup_websocket_connection_close(connection, guint16(SOUP_WEBSOCKET_CLOSE_UNSUPPORTED_DATA.rawValue), nil)
+            return
+        }
+        var size: gsize = 0
+        let bytes = g_bytes_get_data(data, &size).map { Array(UnsafeRawBufferPointer(start: $0, count: Int(size))) } ?? []
+        let router = SettingsRouter(gate: gate, catalog: Catalog(root: root, cache: cache), editor: editor())
+        let (status, answer) = router.socketMessage(bytes)
+        if daemonStore != nil, status == 500 { daemonStore = nil }   // prefsd went away: the files next time
+        soup_websocket_connection_send_text(connection, answer.text)
+    }
+
+    func webSocketClosed(_ connection: OpaquePointer) {
+        webSockets.removeAll { $0.connection == connection }
+        // Let go once the signal's emission is over.
+        _ = g_idle_add_full(G_PRIORITY_DEFAULT, cRelease, UnsafeMutableRawPointer(connection), nil)
     }
 
     func send(_ message: OpaquePointer, _ text: String) {
@@ -379,6 +436,24 @@ private let cHandler: @convention(c) (UnsafeMutablePointer<SoupServer>?, OpaqueP
 
 private let cStreamFinished: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { message, context in
     if let message { SettingsHTTPServer.from(context).streamFinished(message) }
+}
+
+private let cWebSocketUpgraded: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { message, context in
+    if let message { SettingsHTTPServer.from(context).webSocketUpgraded(message) }
+}
+
+private let cWebSocketMessage: @convention(c) (OpaquePointer?, Int32, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
+    connection, type, data, context in
+    if let connection, let data { SettingsHTTPServer.from(context).webSocketMessage(connection, type: type, data: data) }
+}
+
+private let cWebSocketClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { connection, context in
+    if let connection { SettingsHTTPServer.from(context).webSocketClosed(connection) }
+}
+
+private let cRelease: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = { object in
+    g_object_unref(object)
+    return 0
 }
 
 private let cQuit: @convention(c) (UnsafeMutableRawPointer?) -> gboolean = { loop in

@@ -16,8 +16,10 @@ does on the page against the domain file on disk. Exits 1 when a check fails.
 import argparse
 import glob
 import http.client
+import json
 import os
 import plistlib
+import re
 import shutil
 import signal
 import subprocess
@@ -419,6 +421,91 @@ def main():
                     closed += 1
                 s.close()
             assert closed >= 16, f"only {closed} of 80 idle connections were closed"
+
+        @check
+        def a_change_goes_on_the_pages_websocket_not_a_post():
+            expect(page.locator("body")).to_have_attribute("data-socket", "1")
+            posts = []
+            listener = lambda r: posts.append(r.url) if r.method == "POST" else None
+            page.on("request", listener)
+            try:
+                was = h.domain().get("showRatings", True)
+                page.get_by_role("switch", name="Show ratings").click()
+                wait_for(lambda: h.domain().get("showRatings") is (not was), what="showRatings flipped through the socket")
+                expect(page.locator("#status")).to_have_text("Saved")
+            finally:
+                page.remove_listener("request", listener)
+            assert posts == [], posts
+
+        @check
+        def a_change_whose_websocket_closes_before_its_answer_is_made_by_post():
+            # Playwright stands between the page and the server's socket and
+            # closes it as soon as the change is sent on it (as a proxy or a
+            # restarting server would): the page sends the change again as a POST.
+            ctx = browser.new_context()
+            got = []
+
+            def route(ws):
+                ws.on_message(lambda message: (got.append(message), ws.close()))
+            ctx.route_web_socket(re.compile(r".*/api/socket$"), route)
+            other = ctx.new_page()
+            posts = []
+            other.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+            try:
+                other.goto(h.url)
+                other.wait_for_selector("body[data-ready='1']")
+                expect(other.locator("body")).to_have_attribute("data-socket", "1")
+                was = h.domain().get("showRatings", True)
+                other.get_by_role("switch", name="Show ratings").click()
+                wait_for(lambda: h.domain().get("showRatings") is (not was), what="showRatings flipped by the POST")
+                expect(other.locator("#status")).to_have_text("Saved")
+                assert len(got) == 1 and json.loads(got[0])["key"] == "showRatings", got
+                assert posts == [f"{h.base}/api/apps/{APP}/values"], posts
+            finally:
+                ctx.close()
+
+        @check
+        def the_websocket_needs_the_cookie_the_host_and_the_origin_and_refuses_as_the_post_does():
+            import base64
+            import socket
+            host, port = h.hostport.rsplit(":", 1)
+
+            def handshake(headers):
+                s = socket.create_connection((host, int(port)), timeout=5)
+                lines = ["GET /api/socket HTTP/1.1", "Upgrade: websocket", "Connection: Upgrade",
+                         "Sec-WebSocket-Key: " + base64.b64encode(os.urandom(16)).decode(), "Sec-WebSocket-Version: 13"]
+                lines += [f"{k}: {v}" for k, v in headers.items()]
+                s.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    head += chunk
+                return s, int(head.split(b" ", 2)[1]), head.split(b"\r\n\r\n", 1)[-1]
+
+            good = {"Host": h.hostport, "Cookie": f"apphome_settings={cookie['value']}", "Origin": h.base}
+            before = h.domain_bytes()
+            for headers, wanted in [({**good, "Origin": "http://attacker.example"}, 403), ({**good, "Cookie": "apphome_settings=x"}, 403),
+                                    ({**good, "Host": "attacker.example:" + port}, 421),
+                                    ({k: v for k, v in good.items() if k != "Origin"}, 403)]:
+                s, status, _ = handshake(headers)
+                s.close()
+                assert status == wanted, (headers, status)
+            s, status, data = handshake(good)
+            try:
+                assert status == 101, status
+                # A client's frame is masked; the managed key is refused as the POST refuses it.
+                payload = json.dumps({"id": 5, "app": APP, "key": "userName", "value": "me"}).encode()
+                mask = os.urandom(4)
+                s.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+                while len(data) < 2 or len(data) < 2 + (data[1] & 0x7F):
+                    data += s.recv(4096)
+                answer = json.loads(data[2:2 + (data[1] & 0x7F)])
+                assert answer == {"id": 5, "status": 409, "error": "Managed by your administrator"}, answer
+            finally:
+                s.close()
+            assert h.domain_bytes() == before, "a refused change changed the file"
 
         @check
         def screenshots_light_and_dark():

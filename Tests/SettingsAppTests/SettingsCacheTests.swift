@@ -75,6 +75,20 @@ import Glibc
         #expect(cache.schema(bundle, idiom: .phone).editable.keys.sorted() == ["gamm"])
     }
 
+    @Test func aRequestTakesEachSchemaFromTheCacheOnce() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let (cache, bundle) = try agedBundleSeenOnce()
+        let request = RequestSchemas(cache: cache)
+        #expect(request.schema(bundle, idiom: .phone).editable.keys.sorted() == ["alpha"])
+        // Changed during the request: the request keeps the schema it began
+        // with (its files are not looked at again, for the row, the domain or
+        // the write policy alike); the next request sees the change.
+        try writeRoot(["beta"])
+        #expect(request.schema(bundle, idiom: .phone).editable.keys.sorted() == ["alpha"])
+        #expect(request.validators(bundle, .phone)?.declarations.keys.sorted() == ["alpha"])
+        #expect(RequestSchemas(cache: cache).schema(bundle, idiom: .phone).editable.keys.sorted() == ["beta"])
+    }
+
     @Test func aPageAddedForTheIdiomIsSeen() throws {
         defer { ScratchDirectory.remove(scratch) }
         let (cache, bundle) = try agedBundleSeenOnce()

@@ -139,6 +139,27 @@ import Glibc
                                           headers: cookie.merging(["origin": "http://127.0.0.1:9"]) { a, _ in a })).status == 404)
         #expect(router.handle(HTTPRequest(method: "DELETE", path: "/", headers: cookie)).status == 405)
     }
+
+    @Test func theWebSocketsHandshakePassesTheGateAsAChangeDoes() throws {
+        defer { ScratchDirectory.remove(scratch) }
+        let gate = AccessGate(address: .loopback(host: "127.0.0.1", port: 9), token: "T", session: "S")
+        let router = SettingsRouter(gate: gate, catalog: Catalog(root: scratch), editor: SettingsEditor(store: store, managed: try managed()))
+        let good = ["host": "127.0.0.1:9", "cookie": "apphome_settings=S", "origin": "http://127.0.0.1:9"]
+        let opened = router.handle(HTTPRequest(method: "GET", path: "/api/socket", headers: good))
+        #expect(opened.isWebSocket)
+        for (name, value) in [("origin", "http://evil.example"), ("cookie", "apphome_settings=X"), ("host", "evil:9")] {
+            let refused = router.handle(HTTPRequest(method: "GET", path: "/api/socket", headers: good.merging([name: value]) { _, b in b }))
+            #expect(!refused.isWebSocket && (refused.status == 403 || refused.status == 421), "\(name)")
+        }
+        var noOrigin = good
+        noOrigin["origin"] = nil
+        #expect(!router.handle(HTTPRequest(method: "GET", path: "/api/socket", headers: noOrigin)).isWebSocket)
+        // A message that is not a change is answered, with its id when it has one.
+        #expect(router.socketMessage(Array("x".utf8)).answer.text == #"{"id":0,"status":400,"error":"the message is not a JSON object"}"#)
+        #expect(router.socketMessage(Array(#"{"app":"a"}"#.utf8)).answer.text == #"{"id":0,"status":400,"error":"the message has no id"}"#)
+        let missing = router.socketMessage(Array(#"{"id":7,"app":"com.example.none","key":"k","value":1}"#.utf8))
+        #expect(missing.status == 404 && missing.answer.text == #"{"id":7,"status":404,"error":"Not found"}"#)
+    }
 }
 
 /// The row kinds and keys ScaryBugs' bundle does not have, on a bundle made here.
