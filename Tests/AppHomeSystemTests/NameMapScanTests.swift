@@ -40,6 +40,7 @@ import Testing
         "Sources/Preferences/DomainResolver.swift": (1, "bundle id → directory: bundle ids are validated ASCII"),
         "Sources/AppHomeCommand/BackupVerbs.swift": (4, "option name → value, and the flags given: the options are ASCII constants with no K, ';' or '`' (the only ASCII characters another text is canonically equivalent to)"),
         "Sources/AppHomeCommand/SigningVerbs.swift": (1, "the fixed ASCII verb names, as above"),
+        "Sources/AppHomeCommand/AppHomeMain.swift": (1, "the fixed ASCII verb names the static apphome runs itself, as above"),
         "Sources/SecurityCommand/SecurityCommand.swift": (2, "verb and option names: ASCII constants, as above"),
         "Sources/PrefsProtocol/HookEnvironment.swift": (3, "the hooks' environment variables (an allow-list of ASCII names)"),
         "Sources/PrefsProtocol/Messages.swift": (1, "the hooks' environment on the wire, as above"),
