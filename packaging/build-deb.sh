@@ -51,7 +51,8 @@ depends=${depends#shlibs:Depends=}
 case $depends in *libsecret-1-0*) ;; *) depends="$depends, libsecret-1-0 (>= 0.20)" ;; esac
 # libsqlite3 likewise (dlopen), on the first database a backup copies.
 case $depends in *libsqlite3-0*) ;; *) depends="$depends, libsqlite3-0" ;; esac
-# libseccomp likewise, when `apphome run` builds the sandbox's filter.
+# libseccomp likewise: linked into the static `apphome`, but CSeccomp in the dynamically
+# linked programs (apphome-secret-service among them) opens it if ever asked for a filter.
 case $depends in *libseccomp2*) ;; *) depends="$depends, libseccomp2" ;; esac
 # `apphome run` makes an app's sandbox with bubblewrap, its session bus with xdg-dbus-proxy
 # (programs it runs, which dpkg-shlibdeps cannot see either).
