@@ -76,10 +76,7 @@ extension AppHomeCommand {
         var options = RunOptions(prefsdSocket: configuration.socketPath)
         if case .success(let mode) = configuration.serviceMode { options.startPrefsd = mode != .off } else { options.prefsdSocket = nil }
         if case .success(.off) = configuration.serviceMode { options.prefsdSocket = nil }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            let me = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let me = SiblingProgram.executablePath() {
             let sibling = FileSystem.parentDirectory(me) + "/prefsd"
             if access(sibling, X_OK) == 0 { options.prefsdProgram = sibling }
         }

@@ -21,6 +21,12 @@ public struct ChangeRequest: Equatable, Sendable {
         guard case .dictionary(let d)? = try? PlistCodec.decode(body, format: .json) else {
             throw .badRequest("the request body is not a JSON object")
         }
+        try self.init(object: d)
+    }
+
+    /// The change a JSON object already decoded names (its `key` and `value`;
+    /// a WebSocket message is one, with more members).
+    public init(object d: [PlistKey: PlistValue]) throws(SettingsAppError) {
         guard case .string(let key)? = d["key"], !key.isEmpty else { throw .badRequest("the request names no key") }
         guard let value = d["value"] else { throw .badRequest("the request has no value") }
         self.key = key

@@ -159,7 +159,7 @@ public struct SettingsRouter {
             guard Catalog.isPlainFileName(name), let bundle = app.settingsBundle else { return .error(.notFound("Not found")) }
             return png(bundle.path + "/" + name)
         case ("POST", "values"?, 1):
-            let (status, answer) = change(app, body: request.body, changed: changed)
+            let (status, answer) = change(app, { () throws(SettingsAppError) in try ChangeRequest(body: request.body) }, changed: changed)
             return .json(status, answer)
         case ("POST", "raw"?, 1):
             guard request.body.count <= ChangeRequest.maximumBody, case .dictionary(let d)? = try? PlistCodec.decode(request.body, format: .json),
@@ -186,10 +186,10 @@ public struct SettingsRouter {
         }
     }
 
-    /// A change of `app` (``ChangeRequest``'s body): the status and the answer.
-    func change(_ app: InstalledApp, body: [UInt8], changed: (String) -> Void) -> (Int, JSON) {
+    /// A change of `app` (the ``ChangeRequest`` `request` makes): the status and the answer.
+    func change(_ app: InstalledApp, _ request: () throws(SettingsAppError) -> ChangeRequest, changed: (String) -> Void) -> (Int, JSON) {
         do {
-            let change = try ChangeRequest(body: body)
+            let change = try request()
             let stored = try editor.change(app, change)
             changed(app.id)
             return (200, .object([("key", .string(change.key)), ("value", JSON(value: stored))]))
@@ -220,7 +220,7 @@ public struct SettingsRouter {
         guard case .string(let appID)? = d["app"], let app = catalog.app(appID) else {
             return Self.socketAnswer(id, 404, .object([("error", .string("Not found"))]))
         }
-        let (status, answer) = change(app, body: bytes, changed: changed)
+        let (status, answer) = change(app, { () throws(SettingsAppError) in try ChangeRequest(object: d) }, changed: changed)
         return Self.socketAnswer(id, status, answer)
     }
 

@@ -207,10 +207,12 @@ public final class RequestSchemas: Sendable {
     /// The schema of `bundle` on `idiom`, as the cache had it at its first use in this request.
     public func schema(_ bundle: SettingsBundle, idiom: Idiom) -> BundleSchema {
         let key = bundle.path + "\0" + idiom.rawValue
-        if let schema = taken.withLock({ $0[key] }) { return schema }
-        let schema = cache.schema(bundle, idiom: idiom)
-        taken.withLock { $0[key] = schema }
-        return schema
+        return taken.withLock { taken in
+            if let schema = taken[key] { return schema }
+            let schema = cache.schema(bundle, idiom: idiom)
+            taken[key] = schema
+            return schema
+        }
     }
 
     /// The validators of this request's schemas for ``SettingsWritePolicy``.
