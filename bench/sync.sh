@@ -69,8 +69,10 @@ for r in "$a" "$b"; do "$BIN_DIR/apphome" --root "$r" install "$work/Notes.app" 
 "$BIN_DIR/apphome" --root "$b" sync setup "$work/pair/b/folder" > /dev/null
 store=$team.com.example.Notes
 "$BIN_DIR/prefsd" --foreground --root "$b" --socket "$work/b.sock" 2> "$work/prefsd.log" & pids+=($!)
-# Each line the watcher prints, stamped when it arrives.
-( "$BIN_DIR/defaults" --root "$b" --synced watch "$store" | while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done > "$work/watch.log" ) & pids+=($!)
+# Each line the watcher prints, stamped when it arrives. The watcher's own pid is the one
+# kept (a pipeline in a subshell left it running after the bench, its root gone).
+"$BIN_DIR/defaults" --root "$b" --synced watch "$store" \
+    > >(while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done > "$work/watch.log") & pids+=($!)
 sleep 1
 now() { date +%s.%N; }
 wait_for() { # wait_for COMMAND... : until it succeeds (20 s at most)
