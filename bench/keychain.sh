@@ -49,6 +49,12 @@ if [[ ${1:-} != --in-session ]]; then
 fi
 
 printf %s "apphome-bench-keyring" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+# The daemon may take the bus name a moment after --unlock returns.
+for _ in $(seq 100); do
+    gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+        --method org.freedesktop.DBus.GetNameOwner org.freedesktop.secrets >/dev/null 2>&1 && break
+    sleep 0.05
+done
 # The session's gnome-keyring is ended here, before the session and before the
 # outer script removes its HOME: it would outlive the bus for a while, writing there.
 keyring_pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \

@@ -16,6 +16,15 @@ set -eu
 if [ "${1:-}" = "--inside" ]; then
     shift
     printf %s "apphome-ci-keyring" | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+    # The daemon may take its bus name a moment after --unlock returns; a
+    # test must not race it (or have the bus start a second one).
+    i=0
+    until gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+        --method org.freedesktop.DBus.GetNameOwner org.freedesktop.secrets >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ "$i" -lt 100 ] || { echo "with-keyring.sh: gnome-keyring did not take org.freedesktop.secrets" >&2; exit 1; }
+        sleep 0.05
+    done
     export APPHOME_TEST_SECRET_SERVICE=1
     # Keys a test leaves in the kernel's user keyring expire instead of
     # staying until the machine reboots.
