@@ -74,14 +74,21 @@ public enum AppCredential {
     }
 
     /// Whether `token` is the app's credential (in constant time; `false`
-    /// when none was issued or the file cannot be read).
-    public static func verify(_ token: String, home: ApplicationHome) -> Bool {
-        verify(token, at: path(home: home))
+    /// when none was issued or the file cannot be read). With `cache`, the
+    /// token is read again only when the file changed.
+    public static func verify(_ token: String, home: ApplicationHome, cache: KeychainReadCache? = nil) -> Bool {
+        verify(token, at: path(home: home), cache: cache)
     }
 
     /// Whether `token` is the credential in `p`.
-    static func verify(_ token: String, at p: String) -> Bool {
-        guard let stored = try? read(at: p) else { return false }
+    static func verify(_ token: String, at p: String, cache: KeychainReadCache? = nil) -> Bool {
+        let stored: String??
+        if let cache {
+            stored = try? cache.credentials.value(at: p) { () throws(KeychainError) -> String? in try read(at: p) }
+        } else {
+            stored = try? read(at: p)
+        }
+        guard let stored = stored ?? nil else { return false }
         return Sodium.equal(Array(stored.utf8), Array(token.utf8))
     }
 }

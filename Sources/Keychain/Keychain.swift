@@ -27,6 +27,9 @@ public final class Keychain {
     var passphraseCostForTesting: PassphraseParameters?
     /// Unwrapped group keys by group, with the wrapped form they came from.
     private var groupKeys: [AccessGroup: (wrapped: [UInt8], keys: GroupKeys)] = [:]
+    /// The files as this process last read them (prefsd), or `nil`: every
+    /// call reads them.
+    let readCache: KeychainReadCache?
 
     /// Opens the keychain of `root` (nothing is created until the first write).
     ///
@@ -34,12 +37,15 @@ public final class Keychain {
     ///   - root: the AppHome root.
     ///   - policy: where a new device root key goes.
     ///   - now: the clock for creation and modification dates.
-    public init(root: String, policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate) {
+    ///   - readCache: what a long-running process keeps of the files between
+    ///     calls (``KeychainReadCache``); `nil` reads them on every call.
+    public init(root: String, policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate, readCache: KeychainReadCache? = nil) {
         let r = Paths.trimmingTrailingSlashes(root)
         self.root = r
         self.directory = r + "/Keychains"
         self.policy = policy
         self.now = now
+        self.readCache = readCache
     }
 
     var recordPath: String { directory + "/device.plist" }
@@ -60,10 +66,13 @@ public final class Keychain {
     }
 
     func readRecord() throws(KeychainError) -> DeviceRecord? {
-        let bytes: [UInt8]?
-        bytes = try PrivateFile.read(recordPath)
-        guard let bytes else { return nil }
-        return try DeviceRecord(decoding: bytes, path: recordPath)
+        let path = recordPath
+        func load() throws(KeychainError) -> DeviceRecord? {
+            guard let bytes = try PrivateFile.read(path) else { return nil }
+            return try DeviceRecord(decoding: bytes, path: path)
+        }
+        guard let readCache else { return try load() }
+        return try readCache.records.value(at: path, load: load)
     }
 
     /// The device record and the keys open now; `create` makes the device
@@ -123,6 +132,7 @@ public final class Keychain {
     func withLock<R>(_ body: () throws(KeychainError) -> R) throws(KeychainError) -> R {
         do { try FileSystem.makeDirectories(directory) } catch { throw .system(error) }
         if lockHeld { return try body() }
+        guard policy.mayWait else { throw .wouldBlock }
         let lock: FileLock
         do { lock = try FileLock(path: directory + "/.lock") } catch { throw .system(error) }
         lockHeld = true
@@ -132,11 +142,17 @@ public final class Keychain {
 
     var keysPath: String { directory + "/keys.plist" }
 
+    /// What a call that may not wait (``DeviceKeyPolicy/mayWait``) leaves
+    /// to a worker: parsing a group file larger than this many bytes, or
+    /// searching one of more items (each item's attributes are opened).
+    static let largeGroupFile = 64 * 1024
+    static let manyItems = 128
+
     /// The key of `group`; `create` makes, wraps and records a new one
     /// when there is none (the caller holds the lock).
     func groupKey(_ group: AccessGroup, device: ClassKeys, create: Bool) throws(KeychainError) -> GroupKeys? {
         // keys.plist is read every time, so a destroyed key is never used.
-        var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID)
+        var table = try KeyTable.read(path: keysPath, deviceID: device.record.deviceID, cache: readCache?.keyTables)
         if let w = table.wrapped[group.rawValue] {
             if let known = groupKeys[group], known.wrapped == w { return known.keys }
             let keys = GroupKeys(try KeyTable.unwrap(w, group: group, deviceID: device.record.deviceID, kek: device.kek, path: keysPath))
@@ -156,13 +172,20 @@ public final class Keychain {
     /// The group's file, verified, or `nil` when it has none.
     func openGroup(_ group: AccessGroup, device: ClassKeys) throws(KeychainError) -> GroupFile? {
         let path = groupPath(group)
-        let bytes: [UInt8]?
-        bytes = try PrivateFile.read(path)
-        guard let bytes else { return nil }
+        let mayWait = policy.mayWait
+        func load() throws(KeychainError) -> GroupFile.Records? {
+            guard let bytes = try PrivateFile.read(path) else { return nil }
+            if !mayWait && bytes.count > Self.largeGroupFile { throw .wouldBlock }
+            return try GroupFile.Records(parsing: bytes, path: path)
+        }
+        let found: GroupFile.Records?
+        if let readCache { found = try readCache.groupFiles.value(at: path, load: load) } else { found = try load() }
+        guard let records = found else { return nil }
+        if !mayWait && records.items.count > Self.manyItems { throw .wouldBlock }
         guard let akk = try groupKey(group, device: device, create: false) else {
             throw .corrupt(path: path, reason: "the key of access group '\(group.rawValue)' was destroyed (the group was removed); this file is a leftover copy")
         }
-        return try GroupFile.decode(bytes, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk, classes: device)
+        return try GroupFile.open(records, group: group, path: path, deviceID: device.record.deviceID, groupKey: akk, classes: device)
     }
 
     /// The group's file, or a new empty one (the caller holds the lock).

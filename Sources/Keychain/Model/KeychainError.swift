@@ -39,6 +39,11 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A failure prefsd reported for a keychain call it made for this
     /// process: the status and message the keychain gave there.
     case service(status: Int32, message: String)
+    /// The call would have to wait (ask the Secret Service, take the
+    /// writers' lock, read a large file) under a policy that may not
+    /// (``DeviceKeyPolicy/mayWait``): prefsd then makes it on a worker. It
+    /// never reaches an app.
+    case wouldBlock
 
     /// The error prefsd reported with `status` and `message`: the same
     /// case when the status names one without details, else ``service(status:message:)``.
@@ -61,7 +66,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .wrongKey, .wrongBackupPassword, .wrongPassphrase: return -25293
         case .keyStoreUnavailable, .secretService: return -25291
         case .interactionNotAllowed: return -25308
-        case .system: return -2070 // errSecInternalComponent
+        case .system, .wouldBlock: return -2070 // errSecInternalComponent
         case .service(let status, _): return status
         }
     }
@@ -84,6 +89,7 @@ public enum KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .interactionNotAllowed(let why): return "User interaction is not allowed. (\(why))"
         case .system(let e): return e.description
         case .service(_, let message): return message
+        case .wouldBlock: return "the keychain call would have to wait, where it may not"
         }
     }
 

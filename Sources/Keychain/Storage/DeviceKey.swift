@@ -34,6 +34,12 @@ public struct DeviceKeyPolicy: Sendable {
     /// `nil` (a command): every call asks the store.
     public var keybag: Keybag?
 
+    /// Whether a call may wait: ask the Secret Service for the device root
+    /// key, take the writers' lock, read a large group file. prefsd makes a
+    /// look-up on its loop with `false`, and on a worker when the call
+    /// throws ``KeychainError/wouldBlock``.
+    public var mayWait = true
+
     /// How long the after-first-unlock keys stay in the kernel's user keyring.
     public enum KernelKeyLifetime: Sendable, Equatable {
         /// Not kept: `afterFirstUnlock…` items close with the store.
@@ -239,6 +245,7 @@ public enum DeviceKey {
             let fetch = { (why: String) throws(KeychainError) -> SecureBytes in
                 // The watcher saw the collection lock: no round trip to learn it again.
                 if let keybag, keybag.storeIsLocked { throw .interactionNotAllowed(why) }
+                guard policy.mayWait else { throw .wouldBlock }
                 let generation = keybag?.generation ?? 0
                 let key: SecureBytes
                 do throws(KeychainError) { key = try fetchFromService(service, attributes: attributes, record: record, lockedReason: why) } catch {

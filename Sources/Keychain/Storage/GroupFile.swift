@@ -4,7 +4,7 @@ import PropertyList
 /// One item as stored: only the id, the generation and the keyed lookup
 /// tag are in clear; `meta` (every attribute), `key` (the item key) and
 /// `secret` are XChaCha20-Poly1305 boxes (`nonce ‖ ciphertext ‖ tag`).
-struct StoredItem: Equatable {
+struct StoredItem: Equatable, Sendable {
     var id: [UInt8]
     var generation: UInt64
     var tag: [UInt8]
@@ -112,37 +112,62 @@ final class GroupFile {
     /// Verifies and opens a group file's bytes (also those carried in a backup).
     static func decode(_ bytes: [UInt8], group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys,
                        classes: ClassKeys) throws(KeychainError) -> GroupFile {
-        func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
-        guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
-        guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
-        if v > Int128(formatVersion) { throw .versionTooNew(path: path, found: Int(clamping: v), supported: formatVersion) }
-        guard v >= 1 && v <= 3 else { throw corrupt("FormatVersion \(v) is not valid") }
-        guard case .string(let g)? = top["AccessGroup"] else { throw corrupt("AccessGroup is missing") }
-        guard g == group.rawValue else { throw corrupt("it belongs to the access group '\(g)', not '\(group.rawValue)'") }
-        guard case .string(let dev)? = top["DeviceID"] else { throw corrupt("DeviceID is missing") }
-        guard dev == deviceID else { throw .wrongKey("\(path) was made on another device (\(dev))") }
-        guard case .data(let check)? = top["KeyCheck"], case .data(let seal)? = top["Seal"], case .array(let list)? = top["Items"] else {
-            throw corrupt("KeyCheck, Seal or Items is missing")
+        try open(try Records(parsing: bytes, path: path), group: group, path: path, deviceID: deviceID, groupKey: keys, classes: classes)
+    }
+
+    /// A group file's records as read, before any key touches them: what a
+    /// long-running reader keeps while the file is unchanged
+    /// (``KeychainReadCache``). Nothing in it is secret in clear.
+    struct Records: Sendable {
+        var version: Int
+        var group: String
+        var deviceID: String
+        var keyCheck: [UInt8]
+        var seal: [UInt8]
+        var items: [StoredItem]
+
+        /// The records of a group file's bytes; checks only their form.
+        init(parsing bytes: [UInt8], path: String) throws(KeychainError) {
+            func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
+            guard let top = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw corrupt("it is not a readable property list (truncated?)") }
+            guard case .integer(let v)? = top["FormatVersion"] else { throw corrupt("FormatVersion is missing") }
+            if v > Int128(formatVersion) { throw .versionTooNew(path: path, found: Int(clamping: v), supported: formatVersion) }
+            guard v >= 1 && v <= 3 else { throw corrupt("FormatVersion \(v) is not valid") }
+            guard case .string(let g)? = top["AccessGroup"] else { throw corrupt("AccessGroup is missing") }
+            guard case .string(let dev)? = top["DeviceID"] else { throw corrupt("DeviceID is missing") }
+            guard case .data(let check)? = top["KeyCheck"], case .data(let seal)? = top["Seal"], case .array(let list)? = top["Items"] else {
+                throw corrupt("KeyCheck, Seal or Items is missing")
+            }
+            var items: [StoredItem] = []
+            for (i, entry) in list.enumerated() {
+                guard let d = entry.dictionaryValue, case .data(let id)? = d["ID"], id.count == 16,
+                      case .integer(let gen)? = d["Generation"], gen >= 0, gen <= Int128(UInt64.max),
+                      case .data(let tag)? = d["Tag"], case .data(let meta)? = d["Meta"],
+                      case .data(let key)? = d["Key"], case .data(let secret)? = d["Secret"] else {
+                    throw corrupt("item \(i) is malformed")
+                }
+                items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret, wrap: v == 1 ? 1 : 2))
+            }
+            version = Int(v); group = g; deviceID = dev; keyCheck = check; self.seal = seal; self.items = items
         }
-        if keys.verifiedKeyCheck != check {
-            guard Sodium.open(check, key: keys.groupKey, ad: keyCheckAD(group: group)) != nil else {
+    }
+
+    /// Opens parsed records with the group key: the group, device, key
+    /// check and file seal verified.
+    static func open(_ r: Records, group: AccessGroup, path: String, deviceID: String, groupKey keys: GroupKeys,
+                     classes: ClassKeys) throws(KeychainError) -> GroupFile {
+        func corrupt(_ why: String) -> KeychainError { .corrupt(path: path, reason: why) }
+        guard r.group == group.rawValue else { throw corrupt("it belongs to the access group '\(r.group)', not '\(group.rawValue)'") }
+        guard r.deviceID == deviceID else { throw .wrongKey("\(path) was made on another device (\(r.deviceID))") }
+        if keys.verifiedKeyCheck != r.keyCheck {
+            guard Sodium.open(r.keyCheck, key: keys.groupKey, ad: keyCheckAD(group: group)) != nil else {
                 throw corrupt("the group key check failed (the file does not belong to this group's key)")
             }
-            keys.verifiedKeyCheck = check
+            keys.verifiedKeyCheck = r.keyCheck
         }
-        var items: [StoredItem] = []
-        for (i, entry) in list.enumerated() {
-            guard let d = entry.dictionaryValue, case .data(let id)? = d["ID"], id.count == 16,
-                  case .integer(let gen)? = d["Generation"], gen >= 0, gen <= Int128(UInt64.max),
-                  case .data(let tag)? = d["Tag"], case .data(let meta)? = d["Meta"],
-                  case .data(let key)? = d["Key"], case .data(let secret)? = d["Secret"] else {
-                throw corrupt("item \(i) is malformed")
-            }
-            items.append(StoredItem(id: id, generation: UInt64(gen), tag: tag, meta: meta, key: key, secret: secret, wrap: v == 1 ? 1 : 2))
-        }
-        let file = GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: check, items: items,
-                             classes: classes, version: Int(v))
-        guard Sodium.equal(file.computeSeal(), seal) else {
+        let file = GroupFile(group: group, path: path, deviceID: deviceID, keys: keys, keyCheck: r.keyCheck, items: r.items,
+                             classes: classes, version: r.version)
+        guard Sodium.equal(file.computeSeal(), r.seal) else {
             throw corrupt("the file seal does not match (records changed, removed, added or reordered)")
         }
         return file

@@ -8,10 +8,20 @@ import PropertyList
 /// from this table is what destroys a group (crypto-shredding), since any
 /// leftover copy of its file (a stale temporary file, a snapshot) is
 /// useless without it.
-struct KeyTable {
+struct KeyTable: Sendable {
     static let formatVersion = 1
     var deviceID: String
     var wrapped: [String: [UInt8]]
+
+    /// The table in `path` (empty when there is none), as kept in `cache`
+    /// while the file is unchanged.
+    static func read(path: String, deviceID: String, cache: StampedFileCache<KeyTable>?) throws(KeychainError) -> KeyTable {
+        guard let cache else { return try read(path: path, deviceID: deviceID) }
+        let table = try cache.value(at: path) { () throws(KeychainError) -> KeyTable? in try read(path: path, deviceID: deviceID) }
+        guard let table else { return KeyTable(deviceID: deviceID, wrapped: [:]) }
+        guard table.deviceID == deviceID else { throw .wrongKey("\(path) was made on another device") }
+        return table
+    }
 
     static func read(path: String, deviceID: String) throws(KeychainError) -> KeyTable {
         let bytes: [UInt8]?

@@ -26,6 +26,10 @@ final class JobRunner {
     private let clock: @Sendable () -> PlistDate
     private let queue = DispatchQueue(label: "prefsd.jobs", attributes: .concurrent)
     private let finished = FinishedJobs()
+    /// Uninstalls handed to a worker and not yet taken back (the loop's alone).
+    private var barriersUnderWay = 0
+    /// The files keychain calls read, kept while unchanged.
+    let keychainCaches = KeychainJob.Caches()
     /// Readable when a job finished.
     let wake: WakePipe
 
@@ -44,9 +48,28 @@ final class JobRunner {
         // The service's own key policy: the caller chooses nothing but the hooks' variables.
         let policy = keyPolicy
         // A barrier: no keychain call of the app runs while its items are shredded.
+        barriersUnderWay += 1
         submit(clientID: clientID, requestID: requestID, changesRegistry: true, barrier: true) {
             UninstallJob.perform(bundle, root: root, policy: policy, hookEnvironment: hookEnvironment)
         }
+    }
+
+    /// Makes the look-up `request` (`keychainFind`) for `caller` on the
+    /// loop, when it can be made without waiting: an app's call, the class keys it needs
+    /// are open (the keybag, a key file, the kernel's keys), no writer's
+    /// lock is needed, the group is small, and no uninstall is under way
+    /// (its barrier would have held the call). `nil` otherwise: the caller
+    /// hands the call to ``keychain(_:caller:peerPID:peerSandbox:clientID:requestID:)``.
+    /// What the worker's hand-off costs (a thread woken, the loop woken
+    /// back) is most of a cached look-up.
+    func keychainNow(_ request: Request, caller: KeychainCaller, peerPID: Int32, peerSandbox: PeerSandbox) -> Result<[PlistKey: PlistValue], RemoteError>? {
+        // The login keychain's callers are checked through /proc (their
+        // environment, as long as they make it): a worker's job.
+        guard case .keychainFind = request, caller.bundleIdentifier != KeychainContext.loginGroupName, barriersUnderWay == 0 else { return nil }
+        var policy = keyPolicy
+        policy.mayWait = false
+        return KeychainJob.attempt(request, caller: caller, peerPID: peerPID, peerSandbox: peerSandbox, root: root, policy: policy,
+                                   now: clock, caches: keychainCaches)
     }
 
     /// Makes the keychain call `request` for `caller`, replying when done.
@@ -54,15 +77,18 @@ final class JobRunner {
         let root = root
         let policy = keyPolicy
         let clock = clock
+        let caches = keychainCaches
         submit(clientID: clientID, requestID: requestID, changesRegistry: false, barrier: false) {
-            KeychainJob.perform(request, caller: caller, peerPID: peerPID, peerSandbox: peerSandbox, root: root, policy: policy, now: clock)
+            KeychainJob.perform(request, caller: caller, peerPID: peerPID, peerSandbox: peerSandbox, root: root, policy: policy, now: clock, caches: caches)
         }
     }
 
     /// The jobs finished since the last call.
     func takeFinished() -> [Finished] {
         wake.drain()
-        return finished.list.withLock { jobs in defer { jobs.removeAll() }; return jobs }
+        let jobs = finished.list.withLock { jobs in defer { jobs.removeAll() }; return jobs }
+        barriersUnderWay -= jobs.count { $0.changesRegistry }
+        return jobs
     }
 
     private func submit(clientID: Int, requestID: Int, changesRegistry: Bool, barrier: Bool,

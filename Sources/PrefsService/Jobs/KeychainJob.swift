@@ -27,8 +27,40 @@ enum KeychainJob {
     /// A peer in an app's sandbox (`peerSandbox`, read when it connected) is
     /// that app and no other: it acts for its own app only, whatever
     /// credential it shows.
+    /// What the service keeps of the files a keychain call reads, while
+    /// they are unchanged (a `stat` each per call): the registry, and the
+    /// keychain's files and the apps' credentials (``KeychainReadCache``).
+    /// Shared by the loop and the workers.
+    final class Caches: Sendable {
+        let files = KeychainReadCache()
+        let registry = StampedFileCache<Registry>(limit: 1)
+
+        /// The registry entry of `identifier`, as installed now.
+        func entry(for identifier: BundleIdentifier, in manager: ContainerManager) throws(ContainersError) -> RegistryEntry {
+            let current = try registry.value(at: manager.layout.registryPath) { () throws(ContainersError) -> Registry? in
+                try manager.registry.read()
+            }
+            guard let e = current?.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
+            return e
+        }
+    }
+
     static func perform(_ request: Request, caller: KeychainCaller, peerPID: Int32 = 0, peerSandbox: PeerSandbox? = nil, root: String,
-                        policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate) -> Result<[PlistKey: PlistValue], RemoteError> {
+                        policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate,
+                        caches: Caches? = nil) -> Result<[PlistKey: PlistValue], RemoteError> {
+        var policy = policy
+        policy.mayWait = true
+        // With mayWait the keychain never throws wouldBlock.
+        return attempt(request, caller: caller, peerPID: peerPID, peerSandbox: peerSandbox, root: root, policy: policy, now: now, caches: caches)
+            ?? .failure(RemoteError(.keychain, KeychainError.wouldBlock.description, status: KeychainError.wouldBlock.status))
+    }
+
+    /// Like ``perform(_:caller:peerPID:peerSandbox:root:policy:now:caches:)``
+    /// under `policy` as it is: `nil` when the call would have to wait and
+    /// `policy` says it may not (``DeviceKeyPolicy/mayWait``).
+    static func attempt(_ request: Request, caller: KeychainCaller, peerPID: Int32, peerSandbox: PeerSandbox?, root: String,
+                        policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate,
+                        caches: Caches?) -> Result<[PlistKey: PlistValue], RemoteError>? {
         let manager = ContainerManager(root: root)
         if let confined = peerSandbox?.confinedApp, caller.bundleIdentifier != confined {
             return .failure(RemoteError(.notAuthorized, "prefsd: the caller runs in the sandbox of \(confined) and may act for no other app (it named \(caller.bundleIdentifier))"))
@@ -48,16 +80,17 @@ enum KeychainJob {
             context = .login
         } else {
             let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
-            guard let identifier = try? BundleIdentifier(caller.bundleIdentifier), let entry = try? manager.entry(for: identifier) else {
+            guard let identifier = try? BundleIdentifier(caller.bundleIdentifier),
+                  let entry = try? caches?.entry(for: identifier, in: manager) ?? manager.entry(for: identifier) else {
                 return .failure(RemoteError(.notAuthorized, "prefsd: no installed app \(caller.bundleIdentifier)"))
             }
             let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
-            guard AppCredential.verify(caller.credential, home: home) else { return .failure(refused) }
+            guard AppCredential.verify(caller.credential, home: home, cache: caches?.files) else { return .failure(refused) }
             do throws(KeychainError) { context = try KeychainContext(installed: entry) } catch {
                 return .failure(RemoteError(.keychain, error.description, status: error.status))
             }
         }
-        let keychain = Keychain(root: root, policy: policy, now: now)
+        let keychain = Keychain(root: root, policy: policy, now: now, readCache: caches?.files)
         do throws(KeychainError) {
             switch request {
             case .keychainFind(_, let query):
@@ -81,6 +114,7 @@ enum KeychainJob {
             }
             return .success([:])
         } catch {
+            if case .wouldBlock = error { return nil }
             return .failure(RemoteError(.keychain, error.description, status: error.status))
         }
     }

@@ -67,6 +67,10 @@ extension PrefsServer {
                 reply(.success(["path": .string(try cache.path(for: address))]))
             case .keychainFind(let caller, _), .keychainAdd(let caller, _, _), .keychainUpdate(let caller, _, _, _), .keychainDelete(let caller, _),
                  .keychainLocked(let caller):
+                if let result = jobs.keychainNow(request, caller: caller, peerPID: c.peerPID, peerSandbox: c.sandbox) {
+                    reply(result)
+                    return
+                }
                 jobs.keychain(request, caller: caller, peerPID: c.peerPID, peerSandbox: c.sandbox, clientID: c.id, requestID: id)
             }
         } catch {
