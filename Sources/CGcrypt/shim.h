@@ -53,8 +53,14 @@ static inline int apphome_dh_exchange(const unsigned char *peer, size_t peer_len
     bound = gcry_mpi_new(1024);
     gcry_mpi_sub_ui(bound, p, 1);
     if (gcry_mpi_cmp_ui(y, 1) <= 0 || gcry_mpi_cmp(y, bound) >= 0) { rc = -1; goto done; }
-    x = gcry_mpi_snew(1024);
-    do { gcry_mpi_randomize(x, 1023, GCRY_STRONG_RANDOM); } while (gcry_mpi_cmp_ui(x, 1) <= 0);
+    // A 256-bit private exponent, as OpenSSL and most DH implementations use
+    // for a safe-prime group: the group itself gives about 80 bits of
+    // security, and finding an exponent of 2n bits takes about 2^n steps
+    // (NIST SP 800-56A asks for at least twice the group's strength; RFC 3526,
+    // section 8). Each modular exponentiation then costs a quarter of one
+    // with a full-size exponent: every libsecret client opens a session.
+    x = gcry_mpi_snew(256);
+    do { gcry_mpi_randomize(x, 256, GCRY_STRONG_RANDOM); } while (gcry_mpi_cmp_ui(x, 1) <= 0);
     pub = gcry_mpi_new(1024);
     gcry_mpi_powm(pub, g, x, p);
     if (gcry_mpi_print(GCRYMPI_FMT_USG, our_public, 128, our_length, pub) != 0) goto done;

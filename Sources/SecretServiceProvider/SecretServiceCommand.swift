@@ -91,7 +91,9 @@ public enum SecretServiceCommand {
         }
         // No Secret Service in the policy: this process is the Secret Service.
         let policy = DeviceKeyPolicy(secretStore: nil, forceFile: true, kernelKeys: lifetime, keyCache: LibSecretStore())
-        let keychain = Keychain(root: root, policy: policy, now: { PlistDate(secondsSince1970: SystemClock.secondsSince1970()) })
+        // A long-running reader: the keychain's files are parsed again only when they change.
+        let keychain = Keychain(root: root, policy: policy, now: { PlistDate(secondsSince1970: SystemClock.secondsSince1970()) },
+                                readCache: KeychainReadCache())
         let store: DeviceKeyStoreKind?
         do { store = try keychain.deviceKeyStore() } catch { throw CommandFailure.failure("the login keychain under \(root) cannot be read: \(error)") }
         switch store {
