@@ -118,9 +118,13 @@ public enum PrefsdCommand {
             }
             configuration.managed = managed
             // A domain given by its file's path is checked as the named domain
-            // (the registry read then, as it may have changed).
-            configuration.writePolicy = CanonicalDomainPolicy(CombinedWritePolicy(ManagedWritePolicy(managed), SettingsWritePolicy(root: root))) { domain in
-                DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: root)).canonical(domain)
+            // (the registry looked at then, as it may have changed). The
+            // registry is read again only when its file changed.
+            let registry = RegistryCache(root: root)
+            configuration.writePolicy = CanonicalDomainPolicy(CombinedWritePolicy(ManagedWritePolicy(managed),
+                                                                                  SettingsWritePolicy(root: root, registryCache: registry))) { domain in
+                DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(registry.current(), layout: ContainerLayout(root: root)))
+                    .canonical(domain)
             }
             let server: PrefsServer
             do { server = try PrefsServer(configuration: configuration) } catch {

@@ -16,11 +16,15 @@ public struct SettingsSchemaLookup: Sendable {
     /// The app registry when it was already read (file store); `nil`: read
     /// here when the domain could be an app's or a group's.
     public var registry: Registry?
+    /// Where the registry is read when ``registry`` is `nil`: a long-running
+    /// writer's cache (prefsd), or `nil` to read the file each time.
+    public var registryCache: RegistryCache?
 
-    public init(root: String, explicit: String? = nil, registry: Registry? = nil) {
+    public init(root: String, explicit: String? = nil, registry: Registry? = nil, registryCache: RegistryCache? = nil) {
         self.root = root
         self.explicit = explicit
         self.registry = registry
+        self.registryCache = registryCache
     }
 
     /// Where compiled settings bundles are kept (see ``CompiledSchemaCache``).
@@ -41,7 +45,7 @@ public struct SettingsSchemaLookup: Sendable {
         }
         let group = try? AppGroupIdentifier(name)
         let app = try? BundleIdentifier(name)
-        let registry = self.registry ?? (app != nil ? ContainerRegistry.readOrEmpty(root: root) : Registry())
+        let registry = self.registry ?? (app != nil ? registryCache?.current() ?? ContainerRegistry.readOrEmpty(root: root) : Registry())
         if let app, let e = registry.entries[app], let b = settingsBundle(e) {
             // A bundle whose values go to a group's suite does not govern the
             // app's domain. Only an app in a group can name one (so most apps'

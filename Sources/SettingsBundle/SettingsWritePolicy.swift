@@ -29,9 +29,12 @@ public struct SettingsWritePolicy: WritePolicy {
     }
 
     /// The policy of the domains under `root`, reading the app registry
-    /// when a domain could be an app's or a group's.
-    public init(root: String, registry: Registry? = nil, explicitBundle: String? = nil, validators: ValidatorSource? = nil) {
-        self.init(lookup: SettingsSchemaLookup(root: root, explicit: explicitBundle, registry: registry), validators: validators)
+    /// when a domain could be an app's or a group's (through
+    /// `registryCache` when given: a long-running writer's).
+    public init(root: String, registry: Registry? = nil, registryCache: RegistryCache? = nil, explicitBundle: String? = nil,
+                validators: ValidatorSource? = nil) {
+        self.init(lookup: SettingsSchemaLookup(root: root, explicit: explicitBundle, registry: registry, registryCache: registryCache),
+                  validators: validators)
     }
 
     /// The message of a refused value, the same for every writer.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Containers
 import ContainersTestSupport
@@ -13,6 +14,29 @@ import PropertyList
     }
 
     static func file(_ top: [PlistKey: PlistValue]) throws -> [UInt8] { try PlistCodec.encode(.dictionary(top), format: .xml) }
+
+    @Test func aRegistryCacheReadsAgainOnlyWhenAnotherProcessChangedTheFile() throws {
+        let s = Scratch()
+        let cache = RegistryCache(root: s.root)
+        #expect(cache.current().entries.isEmpty)
+        #expect(cache.current().entries.isEmpty)
+        #expect(cache.reads.load(ordering: .relaxed) == 1)
+        // An install by another process (the registry written beside the cache).
+        try FileManager.default.createDirectory(atPath: s.root + "/Applications", withIntermediateDirectories: true)
+        let file = RegistryFile(layout: ContainerLayout(root: s.root))
+        let sample = try BundleIdentifier("com.example.Sample"), other = try BundleIdentifier("com.example.Other")
+        try file.write(Registry(entries: [sample: try Self.entry()]))
+        #expect(cache.current().entries.keys.sorted { $0.rawValue < $1.rawValue } == [sample])
+        #expect(cache.current().entries.keys.sorted { $0.rawValue < $1.rawValue } == [sample])
+        #expect(cache.reads.load(ordering: .relaxed) == 2)
+        // A second install, then an uninstall of everything.
+        try file.write(Registry(entries: [sample: try Self.entry(), other: try Self.entry("com.example.Other")]))
+        #expect(cache.current().entries.count == 2)
+        try FileManager.default.removeItem(atPath: s.root + "/Applications/registry.plist")
+        #expect(cache.current().entries.isEmpty)
+        #expect(cache.current().entries.isEmpty)
+        #expect(cache.reads.load(ordering: .relaxed) == 4)
+    }
 
     @Test func roundTripsThroughTheBinaryFormat() throws {
         let registry = Registry(entries: [try BundleIdentifier("com.example.Sample"): try Self.entry()])

@@ -83,6 +83,32 @@ struct PrefsdWritePolicyTests {
         _ = try daemon.stop()
     }
 
+    /// prefsd keeps the registry it read while the file is unchanged: an
+    /// install and an uninstall made by another process (prefsd not asked)
+    /// still govern the very next write.
+    @Test func anInstallAndAnUninstallMadeWithoutPrefsdGovernTheNextWrite() throws {
+        let root = try TempRoot()
+        let daemon = try TestDaemon(root)
+        let address = DomainAddress(.named(Self.id), scope: .anyHost)
+        let raw = try RawConnection(daemon.socket)
+        raw.send(try raw.request(.hello(root: root.root.path), id: 1))
+        _ = raw.reply()
+        func write(_ id: Int) -> Reply? {
+            raw.send(try! raw.request(.write(address, set: ["sortOrder": .string("size")]), id: id))
+            return raw.reply()
+        }
+        // No app, no schema: stored.
+        for id in 2...3 { #expect(write(id)?.errorCode == nil) }
+        let off = ["APPHOME_PREFSD": "off"]
+        let install = try CrashAndDoctorTests.apphome(root, ["install", SettingsBundleEndToEndTests.v1], env: off)
+        try #require(install.status == 0, "\(install)")
+        for id in 4...5 { #expect(write(id)?.errorCode == ErrorCode.policyViolation.rawValue) }
+        let uninstall = try CrashAndDoctorTests.apphome(root, ["uninstall", Self.id], env: off)
+        try #require(uninstall.status == 0, "\(uninstall)")
+        for id in 6...7 { #expect(write(id)?.errorCode == nil) }
+        _ = try daemon.stop()
+    }
+
     @Test func defaultsThroughPrefsdAndOnTheFilesGiveTheSameAnswers() throws {
         let (root, daemon) = try installed()
         let args = ["write", Self.id, "thumbnailSize", "-int", "500"]

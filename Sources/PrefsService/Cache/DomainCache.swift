@@ -24,6 +24,12 @@ final class DomainCache {
     let watcher = DirectoryWatcher()
     private(set) var resolver: DomainResolver
     private var registryIdentity: FileStatus?
+    /// Whether ``resolver`` was built from the registry whose status is
+    /// ``registryIdentity`` (`nil`: there was none), so that a registry that
+    /// stays absent is not looked for again on every request.
+    private var registryRead = false
+    /// How many times the resolver was rebuilt from the registry (status).
+    private(set) var resolverBuilds = 0
     private var hostID: String?
     /// By file path, compared by its exact scalars (two canonically equivalent
     /// names are two files).
@@ -75,9 +81,11 @@ final class DomainCache {
     func refreshResolverIfNeeded() {
         let layout = ContainerLayout(root: root)
         let identity = FileStatus.of(layout.registryPath)
-        if identity == registryIdentity && identity != nil { return }
+        if identity == registryIdentity && (identity != nil || registryRead) { return }
         if identity == nil && registryIdentity == nil && !resolver.installedAppDomains.isEmpty { return }
         registryIdentity = identity
+        registryRead = true
+        resolverBuilds += 1
         resolver = DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(root: root))
         resolverChanged()
     }
@@ -86,6 +94,7 @@ final class DomainCache {
     /// domains resolve anew.
     func registryChanged() {
         registryIdentity = nil
+        registryRead = false
         resolver = DomainResolver(root: root)
         refreshResolverIfNeeded()
     }

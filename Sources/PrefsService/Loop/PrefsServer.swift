@@ -30,6 +30,10 @@ public final class PrefsServer {
     let managedWatch: ManagedWatch?
     var subscriptions = SubscriptionTable()
     var writes = WriteQueue()
+    /// The clients whose writes the last commit acknowledged, and how long
+    /// that commit took (see ``gatherWriters()``).
+    var recentWriters: [Int] = []
+    var lastCommitSeconds = 0.0
     let jobs: JobRunner
     /// The credential socket, served on a thread of its own.
     private let credentials: CredentialServer?
@@ -167,6 +171,7 @@ public final class PrefsServer {
         if fds[0].revents != 0 { acceptClients() }
         let now = UnixSocket.now()
         readRequests(order, events: fds[4...].map(\.revents), now: now)
+        gatherWriters()
         commitPending()
         sendReplies(order, now: now)
     }

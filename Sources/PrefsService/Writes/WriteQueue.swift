@@ -18,6 +18,8 @@ struct WriteQueue {
     private var pending: [PlistKey: [PendingWrite]] = [:]
     private var order: [String] = []
 
+    var isEmpty: Bool { order.isEmpty }
+
     /// Queues `write` for the file at `path`.
     mutating func append(_ write: PendingWrite, path: String) {
         if pending[path] == nil { order.append(path) }

@@ -1,0 +1,52 @@
+import AppHomeSystem
+import Containers
+import Foundation
+import Preferences
+import PrefsProtocol
+@testable import PrefsService
+import PropertyList
+import Testing
+
+/// The domain cache's resolver follows the container registry by the
+/// file's status: read again when another process installs or uninstalls,
+/// not on every request.
+@Suite struct DomainCacheTests {
+    static let app = "com.example.cached"
+    static let uuid = "0A1B2C3D-0000-4000-8000-00000000CAFE"
+
+    static func install(_ root: String) throws {
+        let registry = Registry(entries: [try BundleIdentifier(app): RegistryEntry(
+            bundleIdentifier: try BundleIdentifier(app), homeUUID: uuid, bundleName: "Cached.app", version: "1",
+            shortVersion: nil, displayName: nil, installTime: PlistDate(secondsSince1970: 1_800_000_000))])
+        try FileManager.default.createDirectory(atPath: root + "/Applications", withIntermediateDirectories: true)
+        try RegistryFile(layout: ContainerLayout(root: root)).write(registry)
+    }
+
+    @Test func aRegistryThatStaysAbsentIsReadOnceAndAnInstallIsStillSeen() throws {
+        let directory = NSTemporaryDirectory() + "prefsd-cache-tests-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let root = directory + "/root"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let cache = DomainCache(root: root)
+        var changes = 0
+        cache.resolverChanged = { changes += 1 }
+        let address = DomainAddress(.named(Self.app))
+        let plain = root + "/Library/Preferences/" + Self.app + ".plist"
+        for _ in 0..<5 { #expect(try cache.path(for: address) == plain) }
+        #expect(cache.resolverBuilds == 1)
+        #expect(changes == 1)
+
+        // Another process installs the app: the next request sees it.
+        try Self.install(root)
+        let home = ContainerLayout(root: root).home(uuid: Self.uuid, bundleName: "Cached.app").preferences + "/" + Self.app + ".plist"
+        #expect(try cache.path(for: address) == home)
+        #expect(try cache.path(for: address) == home)
+        #expect(cache.resolverBuilds == 2)
+
+        // And an uninstall (the registry removed) too, read once.
+        try FileManager.default.removeItem(atPath: ContainerLayout(root: root).registryPath)
+        #expect(try cache.path(for: address) == plain)
+        #expect(try cache.path(for: address) == plain)
+        #expect(cache.resolverBuilds == 3)
+    }
+}
