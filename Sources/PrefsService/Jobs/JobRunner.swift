@@ -29,12 +29,13 @@ final class JobRunner {
     /// Uninstalls handed to a worker and not yet taken back (the loop's alone).
     private var barriersUnderWay = 0
     /// The files keychain calls read, kept while unchanged.
-    let keychainCaches = KeychainJob.Caches()
+    let keychainCaches: KeychainJob.Caches
     /// Readable when a job finished.
     let wake: WakePipe
 
     init(configuration: ServerConfiguration) throws(ServiceError) {
         root = configuration.root
+        keychainCaches = KeychainJob.Caches(root: configuration.root)
         keyPolicy = configuration.keyPolicy
         clock = configuration.keychainClock
         wake = try WakePipe.make()

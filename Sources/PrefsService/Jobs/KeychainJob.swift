@@ -33,14 +33,13 @@ enum KeychainJob {
     /// Shared by the loop and the workers.
     final class Caches: Sendable {
         let files = KeychainReadCache()
-        let registry = StampedFileCache<Registry>(limit: 1)
+        let registry: RegistryCache
+
+        init(root: String) { registry = RegistryCache(root: root) }
 
         /// The registry entry of `identifier`, as installed now.
-        func entry(for identifier: BundleIdentifier, in manager: ContainerManager) throws(ContainersError) -> RegistryEntry {
-            let current = try registry.value(at: manager.layout.registryPath) { () throws(ContainersError) -> Registry? in
-                try manager.registry.read()
-            }
-            guard let e = current?.entries[identifier] else { throw .notInstalled(identifier.rawValue) }
+        func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
+            guard let e = registry.current().entries[identifier] else { throw .notInstalled(identifier.rawValue) }
             return e
         }
     }
@@ -81,7 +80,7 @@ enum KeychainJob {
         } else {
             let refused = RemoteError(.notAuthorized, "prefsd: the caller did not prove it acts for the app \(caller.bundleIdentifier)")
             guard let identifier = try? BundleIdentifier(caller.bundleIdentifier),
-                  let entry = try? caches?.entry(for: identifier, in: manager) ?? manager.entry(for: identifier) else {
+                  let entry = try? caches?.entry(for: identifier) ?? manager.entry(for: identifier) else {
                 return .failure(RemoteError(.notAuthorized, "prefsd: no installed app \(caller.bundleIdentifier)"))
             }
             let home = manager.layout.home(uuid: entry.homeUUID, bundleName: entry.bundleName)
