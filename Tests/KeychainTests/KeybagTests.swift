@@ -26,16 +26,23 @@ final class CountingSecretStore: SecretStore {
     }
 }
 
+/// prefsd's key policy: a counting Secret Service twin, and a keybag whose
+/// lock watcher runs.
+func keybagPolicy() -> (CountingSecretStore, Keybag, DeviceKeyPolicy) {
+    let store = CountingSecretStore()
+    let keybag = Keybag()
+    keybag.watcherStarted()
+    var policy = DeviceKeyPolicy(secretStore: store, kernelKeys: .off)
+    policy.keybag = keybag
+    return (store, keybag, policy)
+}
+
 /// prefsd's keybag: calls need no Secret Service round trip each, and the
 /// whenUnlocked keys go the moment the store locks.
 @Suite struct KeybagTests {
     func setUp() throws -> (KeychainScratch, CountingSecretStore, Keybag, DeviceKeyPolicy, KeychainContext) {
         let s = KeychainScratch()
-        let store = CountingSecretStore()
-        let keybag = Keybag()
-        keybag.watcherStarted()
-        var policy = DeviceKeyPolicy(secretStore: store, kernelKeys: .off)
-        policy.keybag = keybag
+        let (store, keybag, policy) = keybagPolicy()
         let a = try context("com.example.A")
         let k = Keychain(root: s.root, policy: policy, now: testClock)
         try k.add(generic("when", "svc"), data: secret("w"), context: a)

@@ -54,11 +54,7 @@ import Testing
 
     @Test func aLookUpThatMayNotWaitLeavesTheSecretServiceToAWorker() throws {
         let s = KeychainScratch()
-        let store = CountingSecretStore()
-        let keybag = Keybag()
-        keybag.watcherStarted()
-        var policy = DeviceKeyPolicy(secretStore: store, kernelKeys: .off)
-        policy.keybag = keybag
+        let (store, keybag, policy) = keybagPolicy()
         let a = try context("com.example.A")
         try Keychain(root: s.root, policy: policy, now: testClock).add(generic("ray", "svc"), data: secret("w"), context: a)
         keybag.forgetAll()
