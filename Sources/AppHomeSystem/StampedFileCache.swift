@@ -15,13 +15,15 @@ import Synchronization
 /// change made in place in the same clock tick, with the same size, would go
 /// unseen (the kernel's file times are coarse), which only the file's owner
 /// can make. Errors are never kept: a file that failed to parse is read
-/// again next time.
+/// again next time. What `load` makes of a missing file is kept too (an
+/// empty registry, say) until the file appears; a `nil` is never kept.
 ///
 /// Thread-safe (one lock around the table, never held while a file is read).
 /// At most `limit` files are kept; past that the table starts afresh.
 public final class StampedFileCache<Value: Sendable>: Sendable {
     private struct Entry {
-        var status: FileStatus
+        /// `nil`: the file was missing.
+        var status: FileStatus?
         var value: Value
     }
     private let entries = Mutex<[String: Entry]>([:])
@@ -44,19 +46,33 @@ public final class StampedFileCache<Value: Sendable>: Sendable {
     /// makes, and says what a missing file means.
     public func value<E: Error>(at path: String, load: () throws(E) -> Value?) throws(E) -> Value? {
         var st = stat()
-        let found = followsLinks ? stat(path, &st) : lstat(path, &st)
-        guard found == 0 else {
+        let status: FileStatus?
+        if (followsLinks ? stat(path, &st) : lstat(path, &st)) == 0 {
+            status = FileStatus(st)
+        } else if errno == ENOENT {
+            status = nil
+        } else {
+            // Not a version of the file: whatever `load` says, nothing is kept.
             entries.withLock { _ = $0.removeValue(forKey: path) }
             return try load()
         }
-        let status = FileStatus(st)
         if let kept = entries.withLock({ $0[path] }), kept.status == status { return kept.value }
-        guard let value = try load() else { return nil }
+        guard let value = try load() else {
+            entries.withLock { _ = $0.removeValue(forKey: path) }
+            return nil
+        }
         entries.withLock { table in
             if table.count >= limit && table[path] == nil { table.removeAll() }
             table[path] = Entry(status: status, value: value)
         }
         return value
+    }
+
+    /// What `load` returns, through `cache` when there is one (a
+    /// long-running process), else read now.
+    public static func value<E: Error>(in cache: StampedFileCache?, at path: String, load: () throws(E) -> Value?) throws(E) -> Value? {
+        guard let cache else { return try load() }
+        return try cache.value(at: path, load: load)
     }
 
     /// Drops everything kept (a writer of this process changed files).

@@ -82,13 +82,8 @@ public enum AppCredential {
 
     /// Whether `token` is the credential in `p`.
     static func verify(_ token: String, at p: String, cache: KeychainReadCache? = nil) -> Bool {
-        let stored: String??
-        if let cache {
-            stored = try? cache.credentials.value(at: p) { () throws(KeychainError) -> String? in try read(at: p) }
-        } else {
-            stored = try? read(at: p)
-        }
-        guard let stored = stored ?? nil else { return false }
+        let found = try? StampedFileCache.value(in: cache?.credentials, at: p) { () throws(KeychainError) -> String? in try read(at: p) }
+        guard let stored = found ?? nil else { return false }
         return Sodium.equal(Array(stored.utf8), Array(token.utf8))
     }
 }

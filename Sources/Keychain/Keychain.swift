@@ -71,8 +71,7 @@ public final class Keychain {
             guard let bytes = try PrivateFile.read(path) else { return nil }
             return try DeviceRecord(decoding: bytes, path: path)
         }
-        guard let readCache else { return try load() }
-        return try readCache.records.value(at: path, load: load)
+        return try StampedFileCache.value(in: readCache?.records, at: path, load: load)
     }
 
     /// The device record and the keys open now; `create` makes the device
@@ -178,9 +177,7 @@ public final class Keychain {
             if !mayWait && bytes.count > Self.largeGroupFile { throw .wouldBlock }
             return try GroupFile.Records(parsing: bytes, path: path)
         }
-        let found: GroupFile.Records?
-        if let readCache { found = try readCache.groupFiles.value(at: path, load: load) } else { found = try load() }
-        guard let records = found else { return nil }
+        guard let records = try StampedFileCache.value(in: readCache?.groupFiles, at: path, load: load) else { return nil }
         if !mayWait && records.items.count > Self.manyItems { throw .wouldBlock }
         guard let akk = try groupKey(group, device: device, create: false) else {
             throw .corrupt(path: path, reason: "the key of access group '\(group.rawValue)' was destroyed (the group was removed); this file is a leftover copy")

@@ -53,6 +53,9 @@ public struct ServerConfiguration: Sendable {
     /// The rules every write must keep (the domains' settings schemas),
     /// applied by the one commit path to every client's writes.
     public var writePolicy: (any WritePolicy)?
+    /// The registry as the service last read it, shared by the write policy
+    /// and the keychain calls (`nil`: the service makes its own).
+    public var registryCache: RegistryCache?
     /// The administrator's forced values: the service watches their
     /// directory and tells subscribers when a domain's managed values
     /// change (the write policy refuses writes of them).

@@ -121,6 +121,7 @@ public enum PrefsdCommand {
             // (the registry looked at then, as it may have changed). The
             // registry is read again only when its file changed.
             let registry = RegistryCache(root: root)
+            configuration.registryCache = registry
             configuration.writePolicy = CanonicalDomainPolicy(CombinedWritePolicy(ManagedWritePolicy(managed),
                                                                                   SettingsWritePolicy(root: root, registryCache: registry))) { domain in
                 DomainResolver(root: root, appPreferencesDirectories: ContainerRegistry.preferencesDirectories(registry.current(), layout: ContainerLayout(root: root)))

@@ -46,6 +46,28 @@ import TestSupport
         #expect(cache.count == 0)
     }
 
+    @Test func whatALoaderMakesOfAMissingFileIsKeptUntilTheFileAppears() throws {
+        let dir = ScratchDirectory.make("stamped")
+        defer { ScratchDirectory.remove(dir) }
+        let file = dir + "/registry.plist"
+        let cache = StampedFileCache<String>()
+        let reads = Reads()
+        func empty() -> String? {
+            cache.value(at: file) { () -> String? in
+                reads.count += 1
+                return FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self) } ?? "empty"
+            }
+        }
+        #expect(empty() == "empty")
+        #expect(empty() == "empty")
+        #expect(reads.count == 1, "the answer for a missing file is kept")
+        try FileSystem.writeAtomically(Array("one".utf8), to: file)
+        #expect(empty() == "one", "the file appeared: read")
+        #expect(unlink(file) == 0)
+        #expect(empty() == "empty", "and gone again: read")
+        #expect(reads.count == 3)
+    }
+
     @Test func aFailedReadIsNotKept() throws {
         let dir = ScratchDirectory.make("stamped")
         defer { ScratchDirectory.remove(dir) }

@@ -49,7 +49,8 @@ import Testing
         #expect(fd >= 0)
         #expect(bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == bytes.count)
         close(fd)
-        #expect(status { () throws(KeychainError) in _ = try reader.copyMatching(query(account: "ray"), context: a) } != 0)
+        #expect(status { () throws(KeychainError) in _ = try reader.copyMatching(query(account: "ray"), context: a) } == -26275,
+                "errSecDecode: the file failed its seal")
     }
 
     @Test func aLookUpThatMayNotWaitLeavesTheSecretServiceToAWorker() throws {

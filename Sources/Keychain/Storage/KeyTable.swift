@@ -16,10 +16,9 @@ struct KeyTable: Sendable {
     /// The table in `path` (empty when there is none), as kept in `cache`
     /// while the file is unchanged.
     static func read(path: String, deviceID: String, cache: StampedFileCache<KeyTable>?) throws(KeychainError) -> KeyTable {
-        guard let cache else { return try read(path: path, deviceID: deviceID) }
-        let table = try cache.value(at: path) { () throws(KeychainError) -> KeyTable? in try read(path: path, deviceID: deviceID) }
-        guard let table else { return KeyTable(deviceID: deviceID, wrapped: [:]) }
-        guard table.deviceID == deviceID else { throw .wrongKey("\(path) was made on another device") }
+        let table = try StampedFileCache.value(in: cache, at: path) { () throws(KeychainError) -> KeyTable? in try read(path: path, deviceID: deviceID) }
+        // Kept for another device's record (the record changed since): checked as read.
+        guard let table, table.deviceID == deviceID else { return try read(path: path, deviceID: deviceID) }
         return table
     }
 

@@ -1,4 +1,5 @@
 import AppHomeSystem
+import Containers
 import Dispatch
 import Keychain
 import PrefsProtocol
@@ -35,7 +36,7 @@ final class JobRunner {
 
     init(configuration: ServerConfiguration) throws(ServiceError) {
         root = configuration.root
-        keychainCaches = KeychainJob.Caches(root: configuration.root)
+        keychainCaches = KeychainJob.Caches(registry: configuration.registryCache ?? RegistryCache(root: configuration.root))
         keyPolicy = configuration.keyPolicy
         clock = configuration.keychainClock
         wake = try WakePipe.make()

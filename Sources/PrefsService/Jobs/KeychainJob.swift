@@ -35,7 +35,7 @@ enum KeychainJob {
         let files = KeychainReadCache()
         let registry: RegistryCache
 
-        init(root: String) { registry = RegistryCache(root: root) }
+        init(registry: RegistryCache) { self.registry = registry }
 
         /// The registry entry of `identifier`, as installed now.
         func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
