@@ -9,6 +9,23 @@ import PropertyList
 
 /// A keychain call made for a client that proved it acts for an app.
 enum KeychainJob {
+    /// What the service keeps of the files a keychain call reads, while
+    /// they are unchanged (a `stat` each per call): the registry, and the
+    /// keychain's files and the apps' credentials (``KeychainReadCache``).
+    /// Shared by the loop and the workers.
+    final class Caches: Sendable {
+        let files = KeychainReadCache()
+        let registry: RegistryCache
+
+        init(registry: RegistryCache) { self.registry = registry }
+
+        /// The registry entry of `identifier`, as installed now.
+        func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
+            guard let e = registry.current().entries[identifier] else { throw .notInstalled(identifier.rawValue) }
+            return e
+        }
+    }
+
     /// Checks that `caller` holds its app's credential, then makes the
     /// call in that app's keychain context (its access groups only); the
     /// caller `login` (no bundle id can be that) must hold the user's
@@ -27,23 +44,6 @@ enum KeychainJob {
     /// A peer in an app's sandbox (`peerSandbox`, read when it connected) is
     /// that app and no other: it acts for its own app only, whatever
     /// credential it shows.
-    /// What the service keeps of the files a keychain call reads, while
-    /// they are unchanged (a `stat` each per call): the registry, and the
-    /// keychain's files and the apps' credentials (``KeychainReadCache``).
-    /// Shared by the loop and the workers.
-    final class Caches: Sendable {
-        let files = KeychainReadCache()
-        let registry: RegistryCache
-
-        init(registry: RegistryCache) { self.registry = registry }
-
-        /// The registry entry of `identifier`, as installed now.
-        func entry(for identifier: BundleIdentifier) throws(ContainersError) -> RegistryEntry {
-            guard let e = registry.current().entries[identifier] else { throw .notInstalled(identifier.rawValue) }
-            return e
-        }
-    }
-
     static func perform(_ request: Request, caller: KeychainCaller, peerPID: Int32 = 0, peerSandbox: PeerSandbox? = nil, root: String,
                         policy: DeviceKeyPolicy, now: @escaping @Sendable () -> PlistDate,
                         caches: Caches? = nil) -> Result<[PlistKey: PlistValue], RemoteError> {
