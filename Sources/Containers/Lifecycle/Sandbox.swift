@@ -98,7 +98,8 @@ struct SandboxLauncher {
     /// so their cost is not added to its own. `prepare` (what the home needs
     /// before the app runs) is called then too, before either is written:
     /// the app cannot start before it returns. `started` is called once both
-    /// are written. Should `prepare` fail, bubblewrap is killed; should the
+    /// are written. Should `prepare` fail, bubblewrap is given neither and
+    /// ends by itself (not killed: see below); should the
     /// info or the filter not be written (bubblewrap ended before it read
     /// them: it could not make the namespaces), the run fails as bubblewrap's
     /// failure. Either way the filter's pipe gets a byte that makes it no
@@ -169,10 +170,14 @@ struct SandboxLauncher {
             closeEnd(filterWrite)
         }
         do throws(ContainersError) { try prepare() } catch {
-            // bubblewrap waits for the filter: the app has not started.
-            child.kill()
-            _ = try? child.wait()
+            // bubblewrap waits for the info and the filter: the app has not
+            // started. Given an empty info file and no valid filter, it ends
+            // by itself, with every process it made. (Killed instead, it could
+            // leave its namespace's first process behind, reparented to init,
+            // when that process had not yet tied itself to its parent's death.)
             poisonFilter()
+            closeEnd(infoWrite)
+            _ = try? child.wait(timeout: 10)
             throw error
         }
         let info = SandboxInfo(bundleIdentifier: entry.bundleIdentifier.rawValue, teamIdentifier: entry.team?.rawValue, home: home.path,
