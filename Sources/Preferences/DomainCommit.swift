@@ -37,11 +37,16 @@ public enum DomainCommit {
     ///   - path: its file.
     ///   - load: reads the current contents (prefsd passes its cache, which
     ///     it checks against the file); the file by default.
+    ///   - spares: where a long-running writer keeps the inodes its
+    ///     replacements free, to write the next one into
+    ///     (``ReplacementSpares``, prefsd's); a new temporary file each time
+    ///     without.
     ///   - change: changes the contents; what it throws is rethrown and
     ///     nothing is written.
     /// - Returns: the outcome and what `change` returned.
     public static func run<T>(_ domain: Domain, path: String,
                               load: (Domain, String) throws(PreferencesError) -> [PlistKey: PlistValue]? = FilePreferenceStore.load,
+                              spares: ReplacementSpares? = nil,
                               _ change: (inout [PlistKey: PlistValue]) throws -> T) throws -> (outcome: Outcome, result: T) {
         let dir = FileSystem.parentDirectory(path)
         let lock: FileLock
@@ -70,7 +75,7 @@ public enum DomainCommit {
                 do { bytes = try PlistCodec.encode(.dictionary(contents), format: .binary) } catch {
                     throw PreferencesError.encoding(domain, error)
                 }
-                try FileSystem.writeAtomically(bytes, to: path)
+                if let spares { try spares.replace(bytes, at: path) } else { try FileSystem.writeAtomically(bytes, to: path) }
             }
         } catch let error as SystemError {
             throw PreferencesError.system(error)

@@ -106,7 +106,8 @@ public struct FilePreferenceStore: PreferenceStore {
     /// Removes `.<name>.<random>.tmp` files that a writer killed mid-write
     /// left beside `path`. Only called with the domain's lock held: every
     /// writer creates its temporary file under that lock, so any such file
-    /// seen now belongs to a writer that died.
+    /// seen now belongs to a writer that died. A `.<name>.spare` is
+    /// removed only if no live writer holds it (``ReplacementSpares``).
     public static func removeStaleTemporaryFiles(for path: String) {
         let dir = FileSystem.parentDirectory(path)
         let prefix = "." + FileSystem.lastComponent(path) + "."
@@ -118,6 +119,7 @@ public struct FilePreferenceStore: PreferenceStore {
         for name in names where name.utf8.starts(with: prefix.utf8) && (name.hasSuffix(".tmp") || name.hasSuffix(".pending")) {
             try? FileSystem.removeFile(dir + "/" + name)
         }
+        ReplacementSpares.removeStale(of: path)
     }
 
     public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,

@@ -103,6 +103,29 @@ final class ServiceFixture {
         #expect(status["root"] == .string(f.root))
     }
 
+    /// A commit goes into the inode the domain's previous commit freed
+    /// (ReplacementSpares); a direct writer in between, whose file is a new
+    /// inode, is neither lost nor overwritten with stale contents.
+    @Test func commitsReuseTheInodeTheLastOneFreed() throws {
+        let f = try ServiceFixture()
+        let c = try f.connect()
+        let store = FilePreferenceStore(root: f.root)
+        let domain = Domain.named("com.example.s")
+        for n in 0..<4 {
+            _ = try c.call(.write(Self.address, set: ["k": .integer(Int128(n))]))
+            #expect(try store.read(domain, scope: .anyHost)?["k"] == .integer(Int128(n)), "a direct reader sees each write")
+        }
+        try store.update(domain, scope: .anyHost) { $0["direct"] = .bool(true) }
+        for n in 4..<8 {
+            _ = try c.call(.write(Self.address, set: ["k": .integer(Int128(n))]))
+        }
+        #expect(try store.read(domain, scope: .anyHost) == ["k": .integer(7), "direct": .bool(true)])
+        let status = try c.call(.status)
+        #expect((status["commitsIntoSpares"].flatMap { if case .integer(let i) = $0 { i } else { nil } } ?? 0) >= 4)
+        let path = try store.location(of: domain, scope: .anyHost)
+        #expect(FileSystem.exists(ReplacementSpares.spareName(of: path)))
+    }
+
     @Test(arguments: [
         (["--help"], 0, "usage: prefsd", ""),
         (["--version"], 0, "prefsd (AppHome) ", ""),

@@ -26,6 +26,8 @@ public final class PrefsServer {
     /// turn and kept up as replies are queued (see ``isPaused(_:)``).
     var queuedOutputBytes = 0
     let cache: DomainCache
+    /// The inodes commits freed, kept to write the next commit of their domain into.
+    let spares = ReplacementSpares()
     /// The managed directory, when the configuration names one.
     let managedWatch: ManagedWatch?
     var subscriptions = SubscriptionTable()
@@ -179,7 +181,10 @@ public final class PrefsServer {
     /// Replies to the jobs that finished.
     private func finishJobs() {
         for job in jobs.takeFinished() {
-            if job.changesRegistry { cache.registryChanged() }
+            if job.changesRegistry {
+                cache.registryChanged()
+                spares.releaseVanished()
+            }
             if let c = clients[job.clientID] { send(c, .response(id: job.requestID, job.result)) }
         }
     }

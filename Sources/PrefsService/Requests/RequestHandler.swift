@@ -91,6 +91,7 @@ extension PrefsServer {
             "reads": .integer(Int128(counters.reads)),
             "writes": .integer(Int128(counters.writes)),
             "commits": .integer(Int128(counters.commits)),
+            "commitsIntoSpares": .integer(Int128(spares.reused)),
             "notifications": .integer(Int128(counters.notifications)),
             "durability": .string("write-through, group commit"),
         ]

@@ -92,6 +92,7 @@ extension PrefsServer {
         let domain = writes[0].domain
         let policy = configuration.writePolicy
         let cache = self.cache
+        let spares = self.spares
         let outcome: DomainCommit.Outcome
         let results: [Result<[PlistKey: PlistValue], RemoteError>]
         // The cached contents are checked against the file under the lock
@@ -102,7 +103,7 @@ extension PrefsServer {
             return try cache.load(d, path: p)
         }
         do {
-            (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked) { working in
+            (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked, spares: spares) { working in
                 var results: [Result<[PlistKey: PlistValue], RemoteError>] = []
                 for w in writes {
                     counters.writes += 1
