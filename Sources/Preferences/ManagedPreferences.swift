@@ -134,10 +134,20 @@ public struct ManagedPreferences: Sendable {
 /// changed or removed there by any writer, `force` or not.
 public struct ManagedWritePolicy: WritePolicy {
     public let managed: ManagedPreferences
+    /// The forced keys read for one commit (``forOneCommit()``), else `nil`.
+    private let memo: CommitMemo<Domain, [PlistKey: ManagedPreferences.ForcedValue]>?
 
     public init(_ managed: ManagedPreferences) {
         self.managed = managed
+        self.memo = nil
     }
+
+    private init(_ managed: ManagedPreferences, memo: CommitMemo<Domain, [PlistKey: ManagedPreferences.ForcedValue]>) {
+        self.managed = managed
+        self.memo = memo
+    }
+
+    public func forOneCommit() -> any WritePolicy { ManagedWritePolicy(managed, memo: CommitMemo()) }
 
     /// The message of a refused change, the same for every writer.
     public static func refusal(key: String, domain: Domain, file: String) -> String {
@@ -146,7 +156,7 @@ public struct ManagedWritePolicy: WritePolicy {
 
     public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
-        let forced = managed.forced(in: domain)
+        let forced = memo.map { memo in memo.value(domain) { managed.forced(in: domain) } } ?? managed.forced(in: domain)
         if forced.isEmpty { return [] }
         // Only the forced keys can be refused: each is looked at, not the
         // whole domain (a write to a large domain costs its own keys only).

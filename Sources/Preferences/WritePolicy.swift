@@ -63,9 +63,17 @@ public protocol WritePolicy: Sendable {
     ///   themselves cannot be read.
     func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                options: WriteOptions) throws(PreferencesError) -> [WriteNote]
+
+    /// This policy for the checks of one commit (prefsd checks each of a
+    /// commit's writes on its own, under the domain's lock): what it reads
+    /// of the system to decide (a domain's schema, its managed keys) may be
+    /// read once and kept until the commit ends. `self` by default.
+    func forOneCommit() -> any WritePolicy
 }
 
 extension WritePolicy {
+    public func forOneCommit() -> any WritePolicy { self }
+
     /// The keys a policy checks: those a change from `old` to `new` sets or
     /// changes, and the `checkedKeys` of `options` that `new` holds; sorted.
     public static func keysToCheck(old: [PlistKey: PlistValue], new: [PlistKey: PlistValue], options: WriteOptions) -> [String] {
@@ -106,6 +114,8 @@ public struct CanonicalDomainPolicy: WritePolicy {
         guard case .file = domain else { return try inner.check(domain, old: old, new: new, options: options) }
         return try inner.check(canonical(domain), old: old, new: new, options: options)
     }
+
+    public func forOneCommit() -> any WritePolicy { CanonicalDomainPolicy(inner.forOneCommit(), canonical: canonical) }
 }
 
 public struct CombinedWritePolicy: WritePolicy {
@@ -120,5 +130,23 @@ public struct CombinedWritePolicy: WritePolicy {
     public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
         try first.check(domain, old: old, new: new, options: options) + second.check(domain, old: old, new: new, options: options)
+    }
+
+    public func forOneCommit() -> any WritePolicy { CombinedWritePolicy(first.forOneCommit(), second.forOneCommit()) }
+}
+
+/// What a policy read for one commit (``WritePolicy/forOneCommit()``),
+/// by key. Used by one commit on one thread.
+public final class CommitMemo<Key: Hashable, Value>: @unchecked Sendable {
+    private var values: [Key: Value] = [:]
+
+    public init() {}
+
+    /// The value kept for `key`, else `make()`'s, kept (a failure is not).
+    public func value<E: Error>(_ key: Key, _ make: () throws(E) -> Value) throws(E) -> Value {
+        if let v = values[key] { return v }
+        let v = try make()
+        values[key] = v
+        return v
     }
 }

@@ -443,7 +443,9 @@ struct StringTable: ~Copyable {
     private var mask: Int
     private var used = 0
     private var arena = ByteBuffer(capacity: 1 << 12)
-    private let seed = UInt64.random(in: .min ... .max)
+    private let seed = Self.processSeed
+    /// One random seed a process (a `getrandom` per table cost each encode a system call).
+    private static let processSeed = UInt64.random(in: .min ... .max)
 
     init() {
         mask = 255

@@ -23,10 +23,27 @@ public struct SettingsWritePolicy: WritePolicy {
     /// A bundle's validator on an idiom, or `nil` for the compiled form.
     public typealias ValidatorSource = @Sendable (SettingsBundle, Idiom) -> WriteValidator?
 
+    /// The schemas looked up for one commit (``forOneCommit()``), else `nil`.
+    private let memo: CommitMemo<BundleKey, SettingsBundle?>?
+
+    struct BundleKey: Hashable {
+        var domain: Domain
+        var idiom: Idiom
+    }
+
     public init(lookup: SettingsSchemaLookup, validators: ValidatorSource? = nil) {
         self.lookup = lookup
         self.validators = validators
+        self.memo = nil
     }
+
+    private init(lookup: SettingsSchemaLookup, validators: ValidatorSource?, memo: CommitMemo<BundleKey, SettingsBundle?>) {
+        self.lookup = lookup
+        self.validators = validators
+        self.memo = memo
+    }
+
+    public func forOneCommit() -> any WritePolicy { SettingsWritePolicy(lookup: lookup, validators: validators, memo: CommitMemo()) }
 
     /// The policy of the domains under `root`, reading the app registry
     /// when a domain could be an app's or a group's (through
@@ -49,7 +66,13 @@ public struct SettingsWritePolicy: WritePolicy {
         // that changes something looked the schema up anyway).
         let idiom = options.idiom.flatMap(Idiom.init(rawValue:)) ?? .phone
         let bundle: SettingsBundle?
-        do { bundle = try lookup.bundle(for: domain, idiom: idiom) } catch {
+        do {
+            if let memo {
+                bundle = try memo.value(BundleKey(domain: domain, idiom: idiom)) { () throws(SettingsBundleError) in try lookup.bundle(for: domain, idiom: idiom) }
+            } else {
+                bundle = try lookup.bundle(for: domain, idiom: idiom)
+            }
+        } catch {
             if Self.keysToCheck(old: old, new: new, options: options).isEmpty { return [] }   // nothing to check
             throw .policyUnavailable(error.description)
         }

@@ -65,9 +65,27 @@ final class DomainCache {
         return id
     }
 
-    /// The file of `address`, after looking at the registry again.
+    /// Whether ``path(for:)`` must look at the registry before it answers:
+    /// set by ``requestsArrived()``, cleared by the look.
+    private var registryCheckDue = true
+
+    /// Requests were read: the next ``path(for:)`` looks at the registry
+    /// again. The loop calls it once after reading a sweep of requests and
+    /// before handling any of them, so each request is resolved against a
+    /// registry at least as new as the moment it was received (an app
+    /// installed before a client sent its write is seen by that write),
+    /// with one `stat` a sweep rather than one a request.
+    func requestsArrived() {
+        registryCheckDue = true
+    }
+
+    /// The file of `address`, after looking at the registry again if
+    /// requests arrived since the last look.
     func path(for address: DomainAddress) throws(PreferencesError) -> String {
-        refreshResolverIfNeeded()
+        if registryCheckDue {
+            registryCheckDue = false
+            refreshResolverIfNeeded()
+        }
         return try resolver.path(for: address.domain, scope: address.scope, hostIdentifier: hostIdentifier)
     }
 

@@ -86,6 +86,10 @@ final class ClientConnection {
                 if n > 0 {
                     reader.append(UnsafeBufferPointer(rebasing: chunk[0..<n]))
                     total += n
+                    // A short read emptied the socket: what comes later (or
+                    // the peer's close) wakes the next poll. Not asking again
+                    // saves a failing recv per request.
+                    if n < chunk.count { break }
                     continue
                 }
                 if n < 0 && errno == EINTR { continue }

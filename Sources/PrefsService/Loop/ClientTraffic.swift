@@ -8,13 +8,22 @@ import PropertyList
 /// and dropping those that closed, failed or stalled.
 extension PrefsServer {
     /// Reads what each client of `order` sent (`events`: its `poll`
-    /// results, in the same order) and handles the complete frames.
+    /// results, in the same order), then handles the complete frames in
+    /// the same order: every read comes before the first frame is handled,
+    /// so the registry is looked at once for the sweep, after all of it
+    /// arrived (``DomainCache/requestsArrived()``).
     func readRequests(_ order: [Int], events: [Int16], now: Double) {
+        var sweep: [ClientConnection] = []
+        sweep.reserveCapacity(order.count)
         for (i, id) in order.enumerated() {
             guard let c = clients[id] else { continue }
             if events[i] & Int16(POLLIN | POLLHUP | POLLERR) != 0 && !c.closing && !isPaused(c) && !c.reader.hasCompleteFrame {
                 if !c.readAvailable(now: now, limit: 256 << 10) { c.peerClosed = true }
             }
+            sweep.append(c)
+        }
+        cache.requestsArrived()
+        for c in sweep {
             processFrames(c)
             c.notePartialFrame(now: now)
         }

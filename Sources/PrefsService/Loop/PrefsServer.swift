@@ -156,6 +156,7 @@ public final class PrefsServer {
             return
         }
         cache.watchRootIfItAppeared()
+        cache.requestsArrived()
         // Direct edits first: a reply after this turn reflects every edit finished before it.
         if fds[1].revents != 0 {
             cache.handleFileEvents(isSubscribed: subscriptions.isSubscribed, changed: notifyExternal) { paths, overflowed in

@@ -90,7 +90,7 @@ extension PrefsServer {
     /// is refused; the rest are written together.
     private func commit(_ writes: [WriteQueue.PendingWrite], path: String) -> [Result<[PlistKey: PlistValue], RemoteError>] {
         let domain = writes[0].domain
-        let policy = configuration.writePolicy
+        let policy = configuration.writePolicy?.forOneCommit()
         let cache = self.cache
         let spares = self.spares
         let outcome: DomainCommit.Outcome
