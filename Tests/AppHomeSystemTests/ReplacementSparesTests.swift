@@ -23,110 +23,111 @@ import TestSupport
         return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
     }
 
-    @Test func replacementsAlternateBetweenTwoInodes() throws {
+    /// Runs `body` with a scratch directory, a domain file in it (not made)
+    /// and that file's spare's name.
+    static func inScratch(_ body: (_ dir: String, _ file: String, _ spare: String) throws -> Void) throws {
         let dir = ScratchDirectory.make("spares")
         defer { ScratchDirectory.remove(dir) }
         let file = dir + "/com.example.plist"
-        let spare = ReplacementSpares.spareName(of: file)
-        let spares = ReplacementSpares()
-        try spares.replace(Array("first, a longer text".utf8), at: file)
-        #expect(try Self.text(file) == "first, a longer text")
-        #expect(!FileSystem.exists(spare), "nothing was replaced: no spare yet")
-        let first = try #require(Self.inode(file))
-        try spares.replace(Array("second".utf8), at: file)
-        #expect(try Self.text(file) == "second")
-        #expect(Self.inode(spare) == first, "the replaced inode is kept as the spare")
-        let second = try #require(Self.inode(file))
-        try spares.replace(Array("third!".utf8), at: file)
-        #expect(try Self.text(file) == "third!", "written into the spare and cut to length")
-        #expect(Self.inode(file) == first)
-        #expect(Self.inode(spare) == second)
-        #expect(spares.reused == 1)
-        try spares.replace(Array("4".utf8), at: file)
-        #expect(try Self.text(file) == "4")
-        #expect(spares.reused == 2)
-        var st = stat()
-        #expect(lstat(file, &st) == 0 && st.st_mode & 0o7777 == 0o600 && st.st_nlink == 1)
-        #expect(lstat(spare, &st) == 0 && st.st_nlink == 1)
-        #expect(!FileSystem.exists(spare + ".prev"))
-        let names = try FileSystem.directoryEntries(dir).filter { $0.hasSuffix(".tmp") }
-        #expect(names.isEmpty)
+        try body(dir, file, ReplacementSpares.spareName(of: file))
+    }
+
+    @Test func replacementsAlternateBetweenTwoInodes() throws {
+        try Self.inScratch { dir, file, spare in
+            let spares = ReplacementSpares()
+            try spares.replace(Array("first, a longer text".utf8), at: file)
+            #expect(try Self.text(file) == "first, a longer text")
+            #expect(!FileSystem.exists(spare), "nothing was replaced: no spare yet")
+            let first = try #require(Self.inode(file))
+            try spares.replace(Array("second".utf8), at: file)
+            #expect(try Self.text(file) == "second")
+            #expect(Self.inode(spare) == first, "the replaced inode is kept as the spare")
+            let second = try #require(Self.inode(file))
+            try spares.replace(Array("third!".utf8), at: file)
+            #expect(try Self.text(file) == "third!", "written into the spare and cut to length")
+            #expect(Self.inode(file) == first)
+            #expect(Self.inode(spare) == second)
+            #expect(spares.reused == 1)
+            try spares.replace(Array("4".utf8), at: file)
+            #expect(try Self.text(file) == "4")
+            #expect(spares.reused == 2)
+            var st = stat()
+            #expect(lstat(file, &st) == 0 && st.st_mode & 0o7777 == 0o600 && st.st_nlink == 1)
+            #expect(lstat(spare, &st) == 0 && st.st_nlink == 1)
+            #expect(!FileSystem.exists(spare + ".prev"))
+            let names = try FileSystem.directoryEntries(dir).filter { $0.hasSuffix(".tmp") }
+            #expect(names.isEmpty)
+        }
     }
 
     @Test func aSpareSomeoneStillReadsIsNotWritten() throws {
-        let dir = ScratchDirectory.make("spares")
-        defer { ScratchDirectory.remove(dir) }
-        let file = dir + "/com.example.plist"
-        let spares = ReplacementSpares()
-        try spares.replace(Array("zero".utf8), at: file)
-        try spares.replace(Array("one".utf8), at: file)
-        // A reader opens the file now and reads it after two more replacements.
-        let reader = open(file, O_RDONLY)
-        #expect(reader >= 0)
-        defer { close(reader) }
-        try spares.replace(Array("two".utf8), at: file)
-        try spares.replace(Array("three".utf8), at: file)
-        try spares.replace(Array("four".utf8), at: file)
-        #expect(Self.contents(of: reader) == "one", "the reader's file was not re-used")
-        #expect(spares.busy == 1)
-        #expect(try Self.text(file) == "four")
+        try Self.inScratch { dir, file, spare in
+            let spares = ReplacementSpares()
+            try spares.replace(Array("zero".utf8), at: file)
+            try spares.replace(Array("one".utf8), at: file)
+            // A reader opens the file now and reads it after two more replacements.
+            let reader = open(file, O_RDONLY)
+            #expect(reader >= 0)
+            defer { close(reader) }
+            try spares.replace(Array("two".utf8), at: file)
+            try spares.replace(Array("three".utf8), at: file)
+            try spares.replace(Array("four".utf8), at: file)
+            #expect(Self.contents(of: reader) == "one", "the reader's file was not re-used")
+            #expect(spares.busy == 1)
+            #expect(try Self.text(file) == "four")
+        }
     }
 
     @Test func aSpareThatIsNoLongerOursIsNotWritten() throws {
-        let dir = ScratchDirectory.make("spares")
-        defer { ScratchDirectory.remove(dir) }
-        let file = dir + "/com.example.plist"
-        let spare = ReplacementSpares.spareName(of: file)
-        let other = dir + "/other"
-        try FileSystem.writeAtomically(Array("someone else's".utf8), to: other)
-        let spares = ReplacementSpares()
-        try spares.replace(Array("a".utf8), at: file)
-        try spares.replace(Array("b".utf8), at: file)
-        // The spare's name made a link to another file (removed as stale), then a hard link.
-        #expect(unlink(spare) == 0 && symlink(other, spare) == 0)
-        try spares.replace(Array("c".utf8), at: file)
-        #expect(try Self.text(file) == "c")
-        #expect(try Self.text(other) == "someone else's", "a link in the spare's place is not followed")
-        try spares.replace(Array("d".utf8), at: file)
-        #expect(unlink(spare) == 0 && link(other, spare) == 0)
-        try spares.replace(Array("e".utf8), at: file)
-        #expect(try Self.text(file) == "e")
-        #expect(try Self.text(other) == "someone else's", "a file of two links is not written")
+        try Self.inScratch { dir, file, spare in
+            let other = dir + "/other"
+            try FileSystem.writeAtomically(Array("someone else's".utf8), to: other)
+            let spares = ReplacementSpares()
+            try spares.replace(Array("a".utf8), at: file)
+            try spares.replace(Array("b".utf8), at: file)
+            // The spare's name made a link to another file (removed as stale), then a hard link.
+            #expect(unlink(spare) == 0 && symlink(other, spare) == 0)
+            try spares.replace(Array("c".utf8), at: file)
+            #expect(try Self.text(file) == "c")
+            #expect(try Self.text(other) == "someone else's", "a link in the spare's place is not followed")
+            try spares.replace(Array("d".utf8), at: file)
+            #expect(unlink(spare) == 0 && link(other, spare) == 0)
+            try spares.replace(Array("e".utf8), at: file)
+            #expect(try Self.text(file) == "e")
+            #expect(try Self.text(other) == "someone else's", "a file of two links is not written")
+        }
     }
 
     @Test func aFailedWriteLeavesTheFileAsItWas() throws {
-        let dir = ScratchDirectory.make("spares")
-        defer { ScratchDirectory.remove(dir) }
-        let file = dir + "/com.example.plist"
-        let spares = ReplacementSpares()
-        try spares.replace(Array("kept".utf8), at: file)
-        try spares.replace(Array("kept 2".utf8), at: file)
-        for call in ["write", "fsync", "rename"] {
-            #expect(throws: SystemError.self) {
-                try SystemFaults.injecting({ c, _ in c == call ? ENOSPC : nil }) {
-                    try spares.replace(Array("lost".utf8), at: file)
+        try Self.inScratch { dir, file, spare in
+            let spares = ReplacementSpares()
+            try spares.replace(Array("kept".utf8), at: file)
+            try spares.replace(Array("kept 2".utf8), at: file)
+            for call in ["write", "fsync", "rename"] {
+                #expect(throws: SystemError.self) {
+                    try SystemFaults.injecting({ c, _ in c == call ? ENOSPC : nil }) {
+                        try spares.replace(Array("lost".utf8), at: file)
+                    }
                 }
+                #expect(try Self.text(file) == "kept 2", "a failed \(call) changes nothing")
             }
-            #expect(try Self.text(file) == "kept 2", "a failed \(call) changes nothing")
+            try spares.replace(Array("after".utf8), at: file)
+            #expect(try Self.text(file) == "after")
         }
-        try spares.replace(Array("after".utf8), at: file)
-        #expect(try Self.text(file) == "after")
     }
 
     @Test func onlyADeadWritersSpareIsStale() throws {
-        let dir = ScratchDirectory.make("spares")
-        defer { ScratchDirectory.remove(dir) }
-        let file = dir + "/com.example.plist"
-        let spare = ReplacementSpares.spareName(of: file)
-        var spares: ReplacementSpares? = ReplacementSpares()
-        try spares?.replace(Array("a".utf8), at: file)
-        try spares?.replace(Array("b".utf8), at: file)
-        #expect(ReplacementSpares.removeStale(of: file).isEmpty, "a live writer's spare is kept")
-        #expect(FileSystem.exists(spare))
-        try FileSystem.writeAtomically(Array("x".utf8), to: spare + ".prev")
-        spares = nil
-        #expect(ReplacementSpares.removeStale(of: file) == [spare + ".prev", spare])
-        #expect(!FileSystem.exists(spare) && !FileSystem.exists(spare + ".prev"))
-        #expect(try Self.text(file) == "b")
+        try Self.inScratch { dir, file, spare in
+            var spares: ReplacementSpares? = ReplacementSpares()
+            try spares?.replace(Array("a".utf8), at: file)
+            try spares?.replace(Array("b".utf8), at: file)
+            #expect(ReplacementSpares.removeStale(of: file).isEmpty, "a live writer's spare is kept")
+            #expect(FileSystem.exists(spare))
+            try FileSystem.writeAtomically(Array("x".utf8), to: spare + ".prev")
+            spares = nil
+            #expect(ReplacementSpares.removeStale(of: file) == [spare + ".prev", spare])
+            #expect(!FileSystem.exists(spare) && !FileSystem.exists(spare + ".prev"))
+            #expect(try Self.text(file) == "b")
+        }
     }
 }
