@@ -51,6 +51,10 @@ public final class ReplacementSpares {
     public private(set) var reused = 0
     /// How many spares were given up because another process had one open.
     public private(set) var busy = 0
+    /// Whether this file system grants leases. Where it does not (NFS, or
+    /// `fs.leases-enable` off) nobody can tell that a spare is unused, so
+    /// every replacement is a new temporary file, as without this object.
+    public private(set) var leasesWork = true
 
     public init(limit: Int = 64) {
         self.limit = max(1, limit)
@@ -112,7 +116,7 @@ public final class ReplacementSpares {
     /// file's writers' lock.
     public func replace(_ bytes: [UInt8], at path: String) throws(SystemError) {
         let spareName = Self.spareName(of: path)
-        guard let fd = spareFor(path, name: spareName) else {
+        guard leasesWork, let fd = spareFor(path, name: spareName) else {
             try FileSystem.writeAtomically(bytes, to: path)
             return
         }
@@ -159,10 +163,18 @@ public final class ReplacementSpares {
             }
             // A write lease can be taken only when no other open file
             // refers to the inode: nobody is still reading the old contents.
-            guard fcntl(spare.fd, Self.setLease, Int32(F_WRLCK)) == 0 else {
-                busy += 1
+            let leased: Int32
+            if let e = SystemFaults.injected("lease", name) { errno = e; leased = -1 } else { leased = fcntl(spare.fd, Self.setLease, Int32(F_WRLCK)) }
+            guard leased == 0 else {
+                let refused = errno
                 giveUp(path, removingName: true)
-                return makeSpare(path, name: name)
+                if refused == EAGAIN {
+                    busy += 1
+                    return makeSpare(path, name: name)
+                }
+                leasesWork = false
+                for other in Array(spares.keys) { giveUp(other, removingName: true) }
+                return nil
             }
             _ = fcntl(spare.fd, Self.setLease, Int32(F_UNLCK))
             reused += 1

@@ -116,6 +116,28 @@ import TestSupport
         }
     }
 
+    @Test func whereLeasesAreRefusedEveryReplacementIsANewFile() throws {
+        try Self.inScratch { dir, file, spare in
+            let spares = ReplacementSpares()
+            try spares.replace(Array("a".utf8), at: file)
+            try spares.replace(Array("b".utf8), at: file)
+            #expect(FileSystem.exists(spare))
+            // NFS, or fs.leases-enable = 0: nobody can tell whether a spare is unused.
+            try SystemFaults.injecting({ call, _ in call == "lease" ? EINVAL : nil }) {
+                try spares.replace(Array("c".utf8), at: file)
+            }
+            #expect(!spares.leasesWork)
+            #expect(try Self.text(file) == "c")
+            #expect(!FileSystem.exists(spare), "the spare is given up")
+            let before = try #require(Self.inode(file))
+            try spares.replace(Array("d".utf8), at: file)
+            #expect(try Self.text(file) == "d")
+            #expect(Self.inode(file) != before, "a new file, as without spares")
+            #expect(!FileSystem.exists(spare))
+            #expect(spares.count == 0 && spares.reused == 0)
+        }
+    }
+
     @Test func onlyADeadWritersSpareIsStale() throws {
         try Self.inScratch { dir, file, spare in
             var spares: ReplacementSpares? = ReplacementSpares()
