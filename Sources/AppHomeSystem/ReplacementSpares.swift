@@ -74,16 +74,22 @@ public final class ReplacementSpares {
 
     /// Removes the spares of `path` that no live writer holds: a `.spare`
     /// whose `flock` is free and a `.spare.prev` (which only lives inside a
-    /// replacement, under the target's lock the caller holds).
-    /// - Returns: the names removed.
+    /// replacement, under the target's lock the caller holds). `names`: the
+    /// entries of `path`'s directory, which the caller has already listed
+    /// (a writer with no spare beside its file pays nothing more).
+    /// - Returns: the paths removed.
     @discardableResult
-    public static func removeStale(of path: String) -> [String] {
+    public static func removeStale(of path: String, among names: [String]) -> [String] {
         let spare = spareName(of: path)
+        let name = FileSystem.lastComponent(spare)
         var removed: [String] = []
-        if FileSystem.exists(spare + ".prev"), Syscalls.unlink(spare + ".prev") == 0 { removed.append(spare + ".prev") }
-        if isStale(spare), Syscalls.unlink(spare) == 0 { removed.append(spare) }
+        if names.contains(name + ".prev"), Syscalls.unlink(spare + ".prev") == 0 { removed.append(spare + ".prev") }
+        if names.contains(name), isStale(spare), Syscalls.unlink(spare) == 0 { removed.append(spare) }
         return removed
     }
+
+    /// Whether a spare of `path` is held here.
+    public func holdsSpare(of path: String) -> Bool { spares[path] != nil }
 
     /// Whether the spare at `spare` is a dead writer's: a regular file of
     /// this user's whose `flock` is free, or a symbolic link (never made here).

@@ -55,7 +55,7 @@ public enum DomainCommit {
             lock = try FileLock(path: dir + "/." + FileSystem.lastComponent(path) + ".lock")
         } catch { throw PreferencesError.system(error) }
         defer { lock.unlock() }
-        FilePreferenceStore.removeStaleTemporaryFiles(for: path)
+        FilePreferenceStore.removeStaleTemporaryFiles(for: path, spares: spares)
         let old = try loadSettled(load, domain, path) ?? [:]
         var contents = old
         let result = try change(&contents)

@@ -138,11 +138,10 @@ public struct ManagedWritePolicy: WritePolicy {
     private let memo: CommitMemo<Domain, [PlistKey: ManagedPreferences.ForcedValue]>?
 
     public init(_ managed: ManagedPreferences) {
-        self.managed = managed
-        self.memo = nil
+        self.init(managed, memo: nil)
     }
 
-    private init(_ managed: ManagedPreferences, memo: CommitMemo<Domain, [PlistKey: ManagedPreferences.ForcedValue]>) {
+    private init(_ managed: ManagedPreferences, memo: CommitMemo<Domain, [PlistKey: ManagedPreferences.ForcedValue]>?) {
         self.managed = managed
         self.memo = memo
     }
@@ -156,7 +155,7 @@ public struct ManagedWritePolicy: WritePolicy {
 
     public func check(_ domain: Domain, old: [PlistKey: PlistValue], new: [PlistKey: PlistValue],
                       options: WriteOptions) throws(PreferencesError) -> [WriteNote] {
-        let forced = memo.map { memo in memo.value(domain) { managed.forced(in: domain) } } ?? managed.forced(in: domain)
+        let forced = CommitMemo.value(in: memo, domain) { managed.forced(in: domain) }
         if forced.isEmpty { return [] }
         // Only the forced keys can be refused: each is looked at, not the
         // whole domain (a write to a large domain costs its own keys only).

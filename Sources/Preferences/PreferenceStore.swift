@@ -107,8 +107,9 @@ public struct FilePreferenceStore: PreferenceStore {
     /// left beside `path`. Only called with the domain's lock held: every
     /// writer creates its temporary file under that lock, so any such file
     /// seen now belongs to a writer that died. A `.<name>.spare` is
-    /// removed only if no live writer holds it (``ReplacementSpares``).
-    public static func removeStaleTemporaryFiles(for path: String) {
+    /// removed only if no live writer holds it (``ReplacementSpares``); the
+    /// one `spares` (the caller's) holds is not even looked at.
+    public static func removeStaleTemporaryFiles(for path: String, spares: ReplacementSpares? = nil) {
         let dir = FileSystem.parentDirectory(path)
         let prefix = "." + FileSystem.lastComponent(path) + "."
         guard let names = try? FileSystem.directoryEntries(dir) else { return }
@@ -119,7 +120,7 @@ public struct FilePreferenceStore: PreferenceStore {
         for name in names where name.utf8.starts(with: prefix.utf8) && (name.hasSuffix(".tmp") || name.hasSuffix(".pending")) {
             try? FileSystem.removeFile(dir + "/" + name)
         }
-        ReplacementSpares.removeStale(of: path)
+        if spares?.holdsSpare(of: path) != true { ReplacementSpares.removeStale(of: path, among: names) }
     }
 
     public func commit(_ domain: Domain, scope: HostScope, options: WriteOptions,

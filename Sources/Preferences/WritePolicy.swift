@@ -149,4 +149,11 @@ public final class CommitMemo<Key: Hashable, Value>: @unchecked Sendable {
         values[key] = v
         return v
     }
+
+    /// `make()`'s value, through `memo` when there is one (a policy made
+    /// for one commit), else made now.
+    public static func value<E: Error>(in memo: CommitMemo?, _ key: Key, _ make: () throws(E) -> Value) throws(E) -> Value {
+        guard let memo else { return try make() }
+        return try memo.value(key, make)
+    }
 }

@@ -32,12 +32,10 @@ public struct SettingsWritePolicy: WritePolicy {
     }
 
     public init(lookup: SettingsSchemaLookup, validators: ValidatorSource? = nil) {
-        self.lookup = lookup
-        self.validators = validators
-        self.memo = nil
+        self.init(lookup: lookup, validators: validators, memo: nil)
     }
 
-    private init(lookup: SettingsSchemaLookup, validators: ValidatorSource?, memo: CommitMemo<BundleKey, SettingsBundle?>) {
+    private init(lookup: SettingsSchemaLookup, validators: ValidatorSource?, memo: CommitMemo<BundleKey, SettingsBundle?>?) {
         self.lookup = lookup
         self.validators = validators
         self.memo = memo
@@ -67,10 +65,8 @@ public struct SettingsWritePolicy: WritePolicy {
         let idiom = options.idiom.flatMap(Idiom.init(rawValue:)) ?? .phone
         let bundle: SettingsBundle?
         do {
-            if let memo {
-                bundle = try memo.value(BundleKey(domain: domain, idiom: idiom)) { () throws(SettingsBundleError) in try lookup.bundle(for: domain, idiom: idiom) }
-            } else {
-                bundle = try lookup.bundle(for: domain, idiom: idiom)
+            bundle = try CommitMemo.value(in: memo, BundleKey(domain: domain, idiom: idiom)) { () throws(SettingsBundleError) in
+                try lookup.bundle(for: domain, idiom: idiom)
             }
         } catch {
             if Self.keysToCheck(old: old, new: new, options: options).isEmpty { return [] }   // nothing to check

@@ -26,10 +26,10 @@ import TestSupport
     /// Runs `body` with a scratch directory, a domain file in it (not made)
     /// and that file's spare's name.
     static func inScratch(_ body: (_ dir: String, _ file: String, _ spare: String) throws -> Void) throws {
-        let dir = ScratchDirectory.make("spares")
-        defer { ScratchDirectory.remove(dir) }
-        let file = dir + "/com.example.plist"
-        try body(dir, file, ReplacementSpares.spareName(of: file))
+        try ScratchDirectory.with("spares") { dir in
+            let file = dir + "/com.example.plist"
+            try body(dir, file, ReplacementSpares.spareName(of: file))
+        }
     }
 
     @Test func replacementsAlternateBetweenTwoInodes() throws {
@@ -143,11 +143,11 @@ import TestSupport
             var spares: ReplacementSpares? = ReplacementSpares()
             try spares?.replace(Array("a".utf8), at: file)
             try spares?.replace(Array("b".utf8), at: file)
-            #expect(ReplacementSpares.removeStale(of: file).isEmpty, "a live writer's spare is kept")
+            #expect(ReplacementSpares.removeStale(of: file, among: try FileSystem.directoryEntries(dir)).isEmpty, "a live writer's spare is kept")
             #expect(FileSystem.exists(spare))
             try FileSystem.writeAtomically(Array("x".utf8), to: spare + ".prev")
             spares = nil
-            #expect(ReplacementSpares.removeStale(of: file) == [spare + ".prev", spare])
+            #expect(ReplacementSpares.removeStale(of: file, among: try FileSystem.directoryEntries(dir)) == [spare + ".prev", spare])
             #expect(!FileSystem.exists(spare) && !FileSystem.exists(spare + ".prev"))
             #expect(try Self.text(file) == "b")
         }

@@ -27,4 +27,11 @@ public enum ScratchDirectory {
         chmod(path, 0o700)
         try? fm.removeItem(atPath: path)
     }
+
+    /// Runs `body` with a new directory (``make(_:)``), removed after it.
+    public static func with<T>(_ prefix: String, _ body: (String) throws -> T) rethrows -> T {
+        let dir = make(prefix)
+        defer { remove(dir) }
+        return try body(dir)
+    }
 }
