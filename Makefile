@@ -96,13 +96,14 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-# Two stages (docs/testing.md): `make check`, the unit and in-process tests (no release
-# build, no end-to-end suite), then `make test-integration`, the suites named in
-# Tests/integration-suites.txt (real daemons, real clients; the release build, which the
-# installation test packages with make deb, as shipped). Each prints its wall and CPU
-# time at its end, pass or fail. Every build is made once: `swift build --build-tests`
-# builds the executables the end-to-end tests run and the tests, and every `swift test`
-# after it runs with --skip-build.
+# Two stages (docs/testing.md): `make check`, the unit and in-process tests (no end-to-end
+# suite), then `make test-integration`, the suites named in Tests/integration-suites.txt
+# (real daemons, real clients; the installation test packages the debug build with
+# packaging/build-deb.sh: its executables link the Swift runtime statically, as release
+# does). Each prints its wall and CPU time at its end, pass or fail. There is one build,
+# made once: `swift build --build-tests` builds the executables the end-to-end tests run
+# and the tests, and every `swift test` after it runs with --skip-build. No release build:
+# it would double the cold CPU time of `make test` (make demo, bench and deb build it).
 test:
 	$(MAKE) --no-print-directory check
 	$(MAKE) --no-print-directory test-integration
@@ -119,12 +120,11 @@ check: deps
 
 test-integration: deps
 	@$(STAGE) '\
-	  $(SWIFT) build $(RELEASE_FLAGS); \
 	  $(SWIFT) build --build-tests; \
 	  scripts/python-keyring-venv.sh >/dev/null; \
 	  scripts/ansible-venv.sh .build/venv-ansible; \
 	  scripts/playwright-venv.sh >/dev/null; \
-	  APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) scripts/with-keyring.sh \
+	  APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_PACKAGE_BIN=$(CURDIR)/$(DEBUG_BIN) scripts/with-keyring.sh \
 	    $(SWIFT) test --skip-build --filter "$(INTEGRATION_SUITES)"; \
 	  APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests; \
 	  APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests --skip PrefsdReliabilityTests'

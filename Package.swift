@@ -4,9 +4,13 @@
 // (the "License"); see the LICENSE file at the root of this tree.
 import PackageDescription
 
-// The shipped executables that link libsecret (glib) start with the Swift standard library
-// linked in statically, in release: no libswift*.so to load, no rpath into the toolchain.
-let staticStdlibInRelease: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+// Every shipped executable has the Swift standard library linked in statically: no libswift*.so
+// to load, no rpath into the toolchain. In debug too (the fully static ones below add it for
+// debug), so that the debug build packages as the release one does: `make test` packages the
+// debug build (InstallationTests), and builds nothing in release. Test targets therefore never
+// depend on an executable target: SwiftPM would link the executable's module, and these flags,
+// into the test bundle. `swift build --build-tests` (and `swift test`) builds every executable.
+let staticStdlib: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
 
 let package = Package(
     name: "AppHome",
@@ -37,7 +41,7 @@ let package = Package(
         // `plutil`: macOS's property-list tool, with keyed archives shown as their object graph.
         .target(name: "PlutilCommand", dependencies: ["AppHomeSystem", "PropertyList", "KeyedArchive", "CommandSupport"]),
         .executableTarget(name: "plutil", dependencies: ["AppHomeSystem", "PlutilCommand", "CommandSupport"],
-                          linkerSettings: staticStdlibInRelease),
+                          linkerSettings: staticStdlib),
         .target(name: "CommandSupport", dependencies: ["AppHomeSystem", "Keychain"]),
         // libsodium: hashing for backups, encryption for the keychain.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -49,7 +53,8 @@ let package = Package(
         .executableTarget(name: "defaults", dependencies: ["AppHomeSystem", "DefaultsCommand"], exclude: ["startup.order"],
                           linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/defaults/startup.order",
-                                                         "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release))]),
+                                                         "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release)),
+                                           .unsafeFlags(["-static-stdlib"], .when(configuration: .debug))]),
         // The benchmarks' code (plistbench, prefsbench); their mains only call it.
         .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "KeyedArchive"]),
         .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
@@ -80,9 +85,10 @@ let package = Package(
         .executableTarget(name: "apphome", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport"],
                           linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all",
                                                          "-Xlinker", "--whole-archive", "-Xlinker", "-lseccomp", "-Xlinker", "--no-whole-archive"],
-                                                        .when(configuration: .release))]),
+                                                        .when(configuration: .release)),
+                                           .unsafeFlags(["-static-stdlib"], .when(configuration: .debug))]),
         .executableTarget(name: "apphome-secret-service", dependencies: ["AppHomeCommand"],
-                          linkerSettings: staticStdlibInRelease),
+                          linkerSettings: staticStdlib),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.
         .executableTarget(name: "apphome-crashing", dependencies: ["AppHomeCommand", "AppHomeSystem", "CommandSupport", "Containers"],
                           path: "Tests/Fixtures/apphome-crashing"),
@@ -105,13 +111,14 @@ let package = Package(
         // Secret Service run in `security-secret-service`, the same code linked dynamically
         // (SecurityMain). lld, as for `defaults`.
         .executableTarget(name: "security", dependencies: ["SecurityCommand"],
-                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all"], .when(configuration: .release))]),
+                          linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all"], .when(configuration: .release)),
+                                           .unsafeFlags(["-static-stdlib"], .when(configuration: .debug))]),
         .executableTarget(name: "security-secret-service", dependencies: ["SecurityCommand"],
-                          linkerSettings: staticStdlibInRelease),
+                          linkerSettings: staticStdlib),
         // git's credential helper on the login keychain: the protocol in GitCredential, a thin main.
         .target(name: "GitCredential", dependencies: ["AppHomeSystem", "CommandSupport", "Keychain", "KeychainClient"]),
         .executableTarget(name: "git-credential-apphome", dependencies: ["AppHomeSystem", "CommandSupport", "GitCredential", "Keychain", "KeychainSecretService"],
-                          linkerSettings: staticStdlibInRelease),
+                          linkerSettings: staticStdlib),
         // The Secret Service provider: GLib's GDBus for the bus, libgcrypt for the dh session (the
         // library libsecret itself uses); the login keychain behind it.
         // glib-2.0 for the include paths (gio-2.0.pc adds -pthread, which SwiftPM refuses with a warning); the module map links gio, gobject and glib.
@@ -119,7 +126,7 @@ let package = Package(
         .systemLibrary(name: "CGcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         .target(name: "SecretServiceProvider", dependencies: ["AppHomeSystem", "CGio", "CGcrypt", "CommandSupport", "Keychain", "KeychainSecretService", "PropertyList"]),
         .executableTarget(name: "apphome-secretd", dependencies: ["AppHomeSystem", "CommandSupport", "SecretServiceProvider"],
-                          linkerSettings: staticStdlibInRelease),
+                          linkerSettings: staticStdlib),
         // An app's SecItemCopyMatching look-ups (bench/keychain.sh runs it inside `apphome run`).
         .executableTarget(name: "secitembench", dependencies: ["Security"]),
         // The Settings app (`apphome settings`): each installed app's Settings.bundle drawn as a
@@ -132,7 +139,7 @@ let package = Package(
                                                     "DefaultsCommand", "PrefsClient", "PrefsProtocol"]),
         .target(name: "SettingsServer", dependencies: ["AppHomeSystem", "CSoup", "CommandSupport", "SettingsApp", "PrefsClient", "PrefsProtocol", "Preferences", "Containers"]),
         .executableTarget(name: "apphome-settings", dependencies: ["AppHomeSystem", "CommandSupport", "SettingsServer"],
-                          linkerSettings: staticStdlibInRelease),
+                          linkerSettings: staticStdlib),
         .testTarget(name: "SettingsAppTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsApp", "Preferences", "PropertyList", "Containers"]),
         .executableTarget(name: "keychainbench", dependencies: ["AppHomeSystem", "Keychain", "KeychainClient", "KeychainSecretService"]),
         // prefsd: the wire protocol, the service, its command, and the client side.
@@ -141,7 +148,7 @@ let package = Package(
         // The `prefsd` command line: options, environment, socket activation; the command layer.
         .target(name: "PrefsdCommand", dependencies: ["AppHomeSystem", "CommandSupport", "Containers", "Keychain", "KeychainSecretService", "Preferences", "PrefsProtocol", "PrefsService", "SettingsBundle"]),
         .executableTarget(name: "prefsd", dependencies: ["AppHomeSystem", "PrefsdCommand", "CommandSupport"],
-                          linkerSettings: staticStdlibInRelease),
+                          linkerSettings: staticStdlib),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["Benchmarks"]),
         .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
@@ -150,7 +157,7 @@ let package = Package(
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         .testTarget(name: "AppHomeSystemTests", dependencies: ["AppHomeSystem", "TestSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "PropertyList", "PlutilCommand", "CommandSupport", "plutil"],
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["TestSupport", "KeyedArchive", "PropertyList", "PlutilCommand", "CommandSupport"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "PreferencesTests", dependencies: ["TestSupport", "AppHomeSystem", "Preferences", "PropertyList", "PrefsService", "PrefsClient"]),
         .testTarget(name: "DefaultsCommandTests", dependencies: ["AppHomeSystem", "DefaultsCommand", "Preferences", "PropertyList", "KeyedArchive"]),
@@ -165,19 +172,19 @@ let package = Package(
         // The Security module: its API in process, and an app's SecItem calls (secitem-probe, run
         // as an installed app) against security, prefsd, update, backup and uninstall.
         .executableTarget(name: "secitem-probe", dependencies: ["Security"], path: "Tests/Fixtures/secitem-probe"),
-        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security", "secitem-probe", "apphome", "security", "prefsd", "defaults"]),
+        .testTarget(name: "SecurityTests", dependencies: ["TestSupport", "Security"]),
         // Help, man pages and completions against each command's one list of verbs and options.
         .testTarget(name: "CommandReferenceTests", dependencies: ["AppHomeSystem", "CommandSupport", "DefaultsCommand", "AppHomeCommand",
                                                                   "SecurityCommand", "PrefsdCommand", "GitCredential", "Keychain",
                                                                   "PlutilCommand", "SecretServiceProvider"]),
-        .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "security", "security-secret-service", "PrefsService"]),
+        .testTarget(name: "SecurityCommandTests", dependencies: ["TestSupport", "AppHomeSystem", "SecurityCommand", "Keychain", "KeychainSecretService", "Containers", "CommandSupport", "PrefsService"]),
         // Settings.bundle loading, lint, write validation and registration; the
         // schema is Schemas/settings-bundle.schema.json, embedded at build time in the
         // binary form scripts/compile-settings-schema.py makes of it.
         .target(name: "SettingsBundle", dependencies: ["AppHomeSystem", "PropertyList", "Preferences", "Containers"],
                 resources: [.embedInCode("settings-bundle.schema.bplist"), .embedInCode("settings-bundle.kinds.bplist")]),
         .testTarget(name: "SettingsBundleTests", dependencies: ["TestSupport", "AppHomeSystem", "SettingsBundle", "Preferences", "PropertyList"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol", "defaults", "apphome", "apphome-crashing", "prefsd", "prefsbench", "security", "security-secret-service", "git-credential-apphome", "apphome-secretd"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "PropertyList", "Preferences", "PrefsProtocol"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -43,7 +43,7 @@ install -m 0644 "$here/lintian-overrides" "$stage/usr/share/lintian/overrides/ap
 mkdir -p "$work/src/debian"
 printf 'Source: apphome\n\nPackage: apphome\nArchitecture: any\n' > "$work/src/debian/control"
 depends=$(cd "$work/src" && dpkg-shlibdeps -O "$stage"/usr/bin/* "$stage"/usr/lib/apphome/* 2>"$work/shlibdeps.err") \
-    || { cat "$work/shlibdeps.err" >&2; die "dpkg-shlibdeps failed (is BIN_DIR a release build? a debug build loads the toolchain's libswiftCore.so)"; }
+    || { cat "$work/shlibdeps.err" >&2; die "dpkg-shlibdeps failed (do BIN_DIR's programs load the toolchain's libswiftCore.so? Package.swift links the Swift runtime statically)"; }
 depends=${depends#shlibs:Depends=}
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
 # libsecret is loaded with dlopen on the first Secret Service call (never linked, so
