@@ -105,7 +105,7 @@ release: deps
 # and the tests, and every `swift test` after it runs with --skip-build. No release build:
 # it would double the cold CPU time of `make test` (make demo, bench and deb build it).
 test:
-	$(MAKE) --no-print-directory check
+	$(MAKE) --no-print-directory check PREPARE_INTEGRATION=1
 	$(MAKE) --no-print-directory test-integration
 
 # The integration suites as one regular expression (for --filter and --skip).
@@ -113,21 +113,22 @@ INTEGRATION_SUITES := $(shell grep -v -e '^[[:space:]]*\#' -e '^[[:space:]]*$$' 
 # Runs a stage's commands (sh -e) and prints the stage's time at its end, pass or fail.
 STAGE = /usr/bin/time -f "make $@: %e s wall, %U s user + %S s system CPU, exit status %x" sh -ec
 
+# `make test` (PREPARE_INTEGRATION=1) makes the integration stage's venvs in the background
+# while these tests run: they leave most of the CPU idle.
 check: deps
 	@$(STAGE) '\
 	  $(SWIFT) build --build-tests; \
-	  APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --skip "$(INTEGRATION_SUITES)"'
+	  if [ -n "$(PREPARE_INTEGRATION)" ]; then scripts/integration-fixtures.sh >.build/integration-fixtures.log 2>&1 & fi; \
+	  status=0; APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --skip "$(INTEGRATION_SUITES)" || status=$$?; \
+	  wait; exit $$status'
 
+# The passes over the integration suites, the end-to-end one through prefsd beside the first:
+# scripts/integration-passes.sh.
 test-integration: deps
 	@$(STAGE) '\
 	  $(SWIFT) build --build-tests; \
-	  scripts/python-keyring-venv.sh >/dev/null; \
-	  scripts/ansible-venv.sh .build/venv-ansible; \
-	  scripts/playwright-venv.sh >/dev/null; \
-	  APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_PACKAGE_BIN=$(CURDIR)/$(DEBUG_BIN) scripts/with-keyring.sh \
-	    $(SWIFT) test --skip-build --filter "$(INTEGRATION_SUITES)"; \
-	  APPHOME_TEST_LOCKING=1 scripts/with-keyring.sh $(SWIFT) test --skip-build --filter LockedKeyringTests; \
-	  APPHOME_TEST_PREFSD=daemon $(SWIFT) test --skip-build --filter EndToEndTests --skip PrefsdReliabilityTests'
+	  scripts/integration-fixtures.sh; \
+	  SWIFT=$(SWIFT) scripts/integration-passes.sh "$(INTEGRATION_SUITES)"'
 
 demo-deps:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DEMO_PACKAGES)

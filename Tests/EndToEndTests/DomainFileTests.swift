@@ -147,7 +147,7 @@ struct DomainFileTests {
         CorruptCase(name: "truncated XML", bytes: Array("<?xml version=\"1.0\"?><plist><dict><key>a</key>".utf8)),
         CorruptCase(name: "unterminated text", bytes: Array("{ a = (1, 2;".utf8)),
         CorruptCase(name: "not a dictionary", bytes: Array("(a, b)".utf8)),
-        CorruptCase(name: "random bytes", bytes: (0..<256).map { UInt8(($0 * 37 + 11) % 256) }),
+        CorruptCase(name: "random bytes", bytes: (0..<256).map { (i: Int) -> UInt8 in UInt8((i * 37 + 11) % 256) }),
     ])
     func corruptDomainFilesAreReportedAndNeverRewritten(_ row: CorruptCase) throws {
         let root = try TempRoot()

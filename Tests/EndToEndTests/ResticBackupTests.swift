@@ -71,7 +71,9 @@ struct ResticBackupTests {
         // An unchanged home: the second snapshot adds less than 1% of its size.
         let second = try Self.apphome(root, ["backup", Self.bundleID, "--to", "restic:" + repository])
         try #require(second.status == 0, "\(second)")
-        let added = Int(second.stdout.split(separator: "\n")[1].split(separator: ";")[1].split(separator: " ")[2]) ?? -1
+        let summary: [Substring] = second.stdout.split(separator: "\n")
+        let addedPart: [Substring] = summary[1].split(separator: ";")[1].split(separator: " ")
+        let added = Int(addedPart[2]) ?? -1
         #expect(added >= 0 && added < (3 << 20) / 100, "the second backup added \(added) bytes: \(second)")
 
         let list = try Self.apphome(root, ["backups", "--from", "restic:" + repository])

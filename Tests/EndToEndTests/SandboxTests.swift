@@ -76,17 +76,11 @@ struct SandboxTests {
 
     /// The probe, built once per cache (rebuilt when its source changes).
     static func probe() throws -> URL {
-        let dir = try RealClients.cacheDirectory.appendingPathComponent("sandbox-probe")
-        let binary = dir.appendingPathComponent("probe")
-        let source = dir.appendingPathComponent("probe.c")
-        if FileManager.default.isExecutableFile(atPath: binary.path),
-           (try? String(contentsOf: source, encoding: .utf8)) == probeSource { return binary }
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try Data(probeSource.utf8).write(to: source)
-        let r = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/cc"), ["-O", "-o", binary.path, source.path],
-                                   environment: ProcessInfo.processInfo.environment, ioDirectory: dir, timeout: 120)
-        guard r.status == 0 else { throw HarnessError.helper("cc failed: \(r)") }
-        return binary
+        try RealClients.cached("sandbox-probe", source: probeSource, sourceName: "probe.c") { source, output, io in
+            let r = try Subprocess.run(URL(fileURLWithPath: "/usr/bin/cc"), ["-O", "-o", output.path, source.path],
+                                       environment: ProcessInfo.processInfo.environment, ioDirectory: io, timeout: 120)
+            guard r.status == 0 else { throw HarnessError.helper("cc failed: \(r)") }
+        }
     }
 
     /// A python client of prefsd's protocol: `client SOCKET ROOT OP JSON`

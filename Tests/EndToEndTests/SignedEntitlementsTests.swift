@@ -40,7 +40,9 @@ struct SignedEntitlementsTests {
         let file = t.workFile(name).path
         let r = try apphome("keygen", file)
         try #require(r.status == 0, "\(r)")
-        let team = try #require(r.stdout.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        let firstLine: Substring? = r.stdout.split(separator: "\n").first
+        let lastWord: Substring? = firstLine?.split(separator: " ").last
+        let team = try #require(lastWord.map { String($0) })
         return (file, team)
     }
 

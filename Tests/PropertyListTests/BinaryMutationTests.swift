@@ -137,7 +137,10 @@ import Testing
 
     @Test func manyTimesSharedObjectsDecodeQuickly() throws {
         // 64 levels, each an array holding the next level twice: 2^64 paths.
-        var objects: [[UInt8]] = (0..<64).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
+        var objects: [[UInt8]] = (0..<64).map { (level: Int) -> [UInt8] in
+            let next = UInt8(level + 1)
+            return [0xA2, next, next]
+        }
         objects.append([0x09])
         let value = try PlistCodec.decode(assembleBinary(objects))
         #expect(value.typeName == "array")

@@ -1,12 +1,12 @@
 import Foundation
-import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The real programs the real-client tests drive: a Swift program built with
 /// `swiftc` (cached in `.build/real-clients/`, rebuilt when its source
 /// changes, so `make test` stays fast), and tools found on `PATH`.
 enum RealClients {
-    private static let building = Mutex(())
-
     /// Where built programs are kept between runs: `real-clients/` beside
     /// the directory of the built binaries.
     static var cacheDirectory: URL {
@@ -18,25 +18,44 @@ enum RealClients {
     /// `name` built from `source` with `swiftc -O`: reused when the cached
     /// copy was built from the same source.
     static func swiftProgram(_ name: String, source: String) throws -> URL {
-        try building.withLock { _ throws -> URL in
-            let fm = FileManager.default
-            let dir = try cacheDirectory.appendingPathComponent(name)
-            let binary = dir.appendingPathComponent(name)
-            let cachedSource = dir.appendingPathComponent("main.swift")
-            if fm.isExecutableFile(atPath: binary.path), (try? String(contentsOf: cachedSource, encoding: .utf8)) == source {
-                return binary
-            }
-            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
-            try? fm.removeItem(at: binary)
-            try Data(source.utf8).write(to: cachedSource)
-            let swiftc = try tool("swiftc")
-            let io = dir.appendingPathComponent("io")
-            try fm.createDirectory(at: io, withIntermediateDirectories: true)
-            let r = try Subprocess.run(swiftc, ["-O", cachedSource.path, "-o", binary.path],
+        try cached(name, source: source, sourceName: "main.swift") { source, output, io in
+            let r = try Subprocess.run(try tool("swiftc"), ["-O", source.path, "-o", output.path],
                                        environment: ProcessInfo.processInfo.environment, ioDirectory: io, timeout: 300)
             guard r.status == 0 else { throw HarnessError.helper("swiftc failed: \(r)") }
+        }
+    }
+
+    /// The program `name` in the cache (`name/name`), made by `build(source, output, io)`
+    /// from `source` (kept as `name/sourceName`) unless the cached program was made from
+    /// the same source. `make test` runs two test processes at once over one cache, so
+    /// the check and the build hold `name/.lock` (`flock`, which also keeps two threads
+    /// apart), and the program is built under another name and renamed into place: no
+    /// process ever runs a program half written.
+    static func cached(_ name: String, source: String, sourceName: String,
+                       build: (_ source: URL, _ output: URL, _ io: URL) throws -> Void) throws -> URL {
+        let fm = FileManager.default
+        let dir = try cacheDirectory.appendingPathComponent(name)
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        let lock = open(dir.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw HarnessError.helper("cannot open the lock of \(dir.path): errno \(errno)") }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw HarnessError.helper("cannot lock \(dir.path): errno \(errno)") }
+        }
+        let binary = dir.appendingPathComponent(name)
+        let cachedSource = dir.appendingPathComponent(sourceName)
+        if fm.isExecutableFile(atPath: binary.path), (try? String(contentsOf: cachedSource, encoding: .utf8)) == source {
             return binary
         }
+        try? fm.removeItem(at: binary)
+        try Data(source.utf8).write(to: cachedSource)
+        let io = dir.appendingPathComponent("io")
+        try fm.createDirectory(at: io, withIntermediateDirectories: true)
+        let building = dir.appendingPathComponent(".\(name).building")
+        try? fm.removeItem(at: building)
+        try build(cachedSource, building, io)
+        guard rename(building.path, binary.path) == 0 else { throw HarnessError.helper("cannot rename \(building.path): errno \(errno)") }
+        return binary
     }
 
     /// `name` on `PATH`.
