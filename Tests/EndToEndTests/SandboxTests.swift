@@ -1,4 +1,5 @@
 import Foundation
+import PrefsProtocol
 import Testing
 
 /// `apphome run` and `launch` confine the app with the real bubblewrap, and
@@ -241,9 +242,10 @@ struct SandboxTests {
         let bus = try Subprocess.start(URL(fileURLWithPath: "/usr/bin/dbus-daemon"), ["--session", "--nofork", "--address=" + address],
                                        environment: t.environment(), ioDirectory: t.io, timeout: 120)
         defer { bus.kill(); _ = try? bus.finish() }
+        // The socket file is there from bind(): the bus is up once a connection is taken.
         var ready = false
         for _ in 0..<200 where !ready {
-            ready = FileManager.default.fileExists(atPath: t.base.appendingPathComponent("bus").path)
+            if let fd = try? UnixSocket.connect(to: t.base.appendingPathComponent("bus").path, timeout: 1) { close(fd); ready = true }
             if !ready { usleep(20_000) }
         }
         try #require(ready, "dbus-daemon did not start")

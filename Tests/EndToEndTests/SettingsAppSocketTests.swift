@@ -1,4 +1,5 @@
 import Foundation
+import PrefsProtocol
 import Testing
 
 /// `apphome-settings --socket PATH` (for a reverse proxy) with the real `curl`:
@@ -20,7 +21,12 @@ struct SettingsAppSocketTests {
         var stopped = false
         defer { if !stopped { server.kill() } }
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+        // The socket file is there from bind(): the server is up once a connection is taken.
+        var listening = false
+        while !listening && Date() < deadline {
+            if let fd = try? UnixSocket.connect(to: socket, timeout: 1) { close(fd); listening = true } else { usleep(20_000) }
+        }
+        try #require(listening, "apphome-settings did not answer on \(socket)")
         let mode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int
         #expect(mode.map { $0 & 0o077 } == 0, "socket mode \(String(mode ?? 0, radix: 8))")
 
