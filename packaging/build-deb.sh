@@ -8,6 +8,7 @@
 #   VERSION   the package version (default: `make print-version`, the constant in
 #             Sources/CommandSupport/Version.swift that --version prints)
 #   SKIP_LINTIAN=1  build only
+#   DEB_COMPRESSION  dpkg-deb's compressor (default xz; the installation test uses gzip)
 # Prints the path of the .deb on the last line of standard output.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -67,7 +68,7 @@ chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 
 mkdir -p "$OUT_DIR"
 deb=$OUT_DIR/apphome_${VERSION}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$stage" "$deb" >/dev/null
 if [[ ${SKIP_LINTIAN:-0} != 1 ]]; then
     command -v lintian >/dev/null || die "lintian not found; install it (make deps)"
     # No errors allowed; warnings and notes are printed.

@@ -271,7 +271,8 @@ struct InstallationTests {
         let binaries = try #require(Self.packageBinaries, "no built executables: run `swift build` (make test does)")
         let out = root.workFile("deb")
         let built = try run("bash", [Self.top.appendingPathComponent("packaging/build-deb.sh").path], in: root,
-                            environment: ["BIN_DIR": binaries.path, "OUT_DIR": out.path, "TMPDIR": root.work.path],
+                            // gzip, not make deb's xz: the same package, a third of the CPU.
+                            environment: ["BIN_DIR": binaries.path, "OUT_DIR": out.path, "TMPDIR": root.work.path, "DEB_COMPRESSION": "gzip"],
                             timeout: 600)
         try #require(built.status == 0, "\(built)")
         let deb = try #require(built.stdout.split(separator: "\n").last.map(String.init))
