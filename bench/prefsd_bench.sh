@@ -5,7 +5,8 @@
 #   cli      defaults read/write through prefsd   vs  gsettings get/set (dconf)
 #   latency  prefsbench latency: one key, read then write, in process
 #            vs  gsettings_bench latency: g_settings_get_int, set_int + g_settings_sync
-#   storm    10 clients writing at once: prefsbench storm  vs  gsettings_bench storm
+#   storm    10 clients writing at once: prefsbench storm  vs  gsettings_bench storm,
+#            then the disk's own flush floor under it (bench/flush_floor.py)
 #
 # Everything in a temporary directory with its own HOME, XDG directories,
 # schema, D-Bus session (dconf-service) and prefsd.
@@ -56,6 +57,8 @@ if [[ ${1:-} == --in-session ]]; then
     field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2" | tail -1; }
     bench_target_at_least "prefsd 10-client write storm: writes/s vs GSettings" "$(field ops_per_s "$ours")" "$(field ops_per_s "$peer")" "writes/s" 2
     bench_bound "prefsd 10-client write storm: p99" "$(awk -v u="$(field p99_us "$ours")" 'BEGIN { printf "%.3f", u / 1000 }')" ms 1
+    log "the disk's own floor under the storm's p99 (same file system, alone): bench/flush_floor.py"
+    python3 "$here/flush_floor.py" "$WORK/flush-floor" 2000
     exit 0
 fi
 
