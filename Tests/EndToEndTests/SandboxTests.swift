@@ -1,5 +1,4 @@
 import Foundation
-import PrefsProtocol
 import Testing
 
 /// `apphome run` and `launch` confine the app with the real bubblewrap, and
@@ -242,13 +241,7 @@ struct SandboxTests {
         let bus = try Subprocess.start(URL(fileURLWithPath: "/usr/bin/dbus-daemon"), ["--session", "--nofork", "--address=" + address],
                                        environment: t.environment(), ioDirectory: t.io, timeout: 120)
         defer { bus.kill(); _ = try? bus.finish() }
-        // The socket file is there from bind(): the bus is up once a connection is taken.
-        var ready = false
-        for _ in 0..<200 where !ready {
-            if let fd = try? UnixSocket.connect(to: t.base.appendingPathComponent("bus").path, timeout: 1) { close(fd); ready = true }
-            if !ready { usleep(20_000) }
-        }
-        try #require(ready, "dbus-daemon did not start")
+        try #require(waitUntilListening(t.base.appendingPathComponent("bus").path), "dbus-daemon did not start")
         let names = "dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ListNames | grep -o '\"[a-z][^\"]*\"' | sort | tr '\\n' ' '"
         let outside = try Subprocess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", names], environment: t.environment(["DBUS_SESSION_BUS_ADDRESS": address]),
                                          ioDirectory: t.io)

@@ -1,5 +1,4 @@
 import Foundation
-import PrefsProtocol
 import Testing
 
 /// `apphome-settings --socket PATH` (for a reverse proxy) with the real `curl`:
@@ -20,13 +19,7 @@ struct SettingsAppSocketTests {
                                           environment: t.environment(), ioDirectory: t.io, timeout: 60)
         var stopped = false
         defer { if !stopped { server.kill() } }
-        let deadline = Date().addingTimeInterval(10)
-        // The socket file is there from bind(): the server is up once a connection is taken.
-        var listening = false
-        while !listening && Date() < deadline {
-            if let fd = try? UnixSocket.connect(to: socket, timeout: 1) { close(fd); listening = true } else { usleep(20_000) }
-        }
-        try #require(listening, "apphome-settings did not answer on \(socket)")
+        try #require(waitUntilListening(socket), "apphome-settings did not answer on \(socket)")
         let mode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int
         #expect(mode.map { $0 & 0o077 } == 0, "socket mode \(String(mode ?? 0, radix: 8))")
 

@@ -2,6 +2,18 @@ import Foundation
 import PrefsProtocol
 import PropertyList
 
+/// Whether a server takes connections on the Unix socket at `path` within `seconds`. Its
+/// socket file says nothing: it is there from `bind()`, before `listen()` (and after a
+/// kill, a stale one stays), and a connection in between is refused.
+func waitUntilListening(_ path: String, seconds: Double = 10) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if let fd = try? UnixSocket.connect(to: path, timeout: 1) { close(fd); return true }
+        usleep(5_000)
+    }
+    return false
+}
+
 /// A prefsd started for one test, on a socket of the test's own.
 final class TestDaemon {
     let root: TempRoot
@@ -23,13 +35,8 @@ final class TestDaemon {
     static func start(_ root: TempRoot, _ socket: URL) throws -> Subprocess.Running {
         let running = try Subprocess.start(try binary("prefsd"), ["--foreground", "--root", root.root.path, "--socket", socket.path],
                                            environment: root.environment(), ioDirectory: root.io, timeout: 600)
-        // Wait until it answers (after a kill, the stale socket file is there before it listens).
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let fd = try? UnixSocket.connect(to: socket.path, timeout: 1) { close(fd); return running }
-            usleep(5_000)
-        }
-        throw HarnessError.helper("prefsd did not answer on \(socket.path)")
+        guard waitUntilListening(socket.path) else { throw HarnessError.helper("prefsd did not answer on \(socket.path)") }
+        return running
     }
 
     /// Starts prefsd again after it died (the stale socket file is still there).

@@ -1,5 +1,4 @@
 import Foundation
-import PrefsProtocol
 import Testing
 
 /// A throw-away world for one test: an AppHome root plus a private HOME, XDG directories
@@ -49,13 +48,7 @@ final class TempRoot: Sendable {
             env["APPHOME_MANAGED_DIR"] = managed.path
             daemon = try Subprocess.start(try DefaultsBinary.url().deletingLastPathComponent().appendingPathComponent("prefsd"),
                                           ["--foreground", "--root", root.path], environment: env, ioDirectory: io, timeout: 600)
-            // The socket file is there from bind(): prefsd serves once a connection is taken.
-            let deadline = Date().addingTimeInterval(10)
-            var answered = false
-            while !answered && Date() < deadline {
-                if let fd = try? UnixSocket.connect(to: socket.path, timeout: 1) { close(fd); answered = true } else { usleep(5_000) }
-            }
-            guard answered else { throw HarnessError.helper("prefsd did not answer on \(socket.path)") }
+            guard waitUntilListening(socket.path) else { throw HarnessError.helper("prefsd did not answer on \(socket.path)") }
         } else {
             daemon = nil
         }
