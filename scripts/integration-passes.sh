@@ -3,7 +3,7 @@
 # debug build made with `swift build --build-tests` (docs/testing.md):
 #
 #   1. every integration suite (the regular expression SUITES), under
-#      scripts/with-keyring.sh, with APPHOME_TEST_PACKAGE_BIN naming the build;
+#      scripts/with-keyring.sh;
 #   2. LockedKeyringTests alone, with APPHOME_TEST_LOCKING=1 (they lock the
 #      keyring of their own session);
 #   3. EndToEndTests again with APPHOME_TEST_PREFSD=daemon, every command
@@ -31,8 +31,7 @@ trap 'kill "$daemon" 2>/dev/null || true' EXIT INT TERM
 
 status=0
 echo "== pass 1: the integration suites (pass 3 runs beside it, its output below)"
-APPHOME_TEST_VIA_MAKE=1 APPHOME_TEST_PACKAGE_BIN="$bin" \
-    scripts/with-keyring.sh "$swift" test --skip-build --filter "$suites" || status=1
+APPHOME_TEST_VIA_MAKE=1 scripts/with-keyring.sh "$swift" test --skip-build --filter "$suites" || status=1
 daemon_status=0
 wait "$daemon" || daemon_status=$?
 trap - EXIT INT TERM

@@ -253,22 +253,15 @@ struct InstallationTests {
         return result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }.filter { !$0.isEmpty }.sorted()
     }
 
-    /// The binaries the `.deb` is made of: `APPHOME_TEST_PACKAGE_BIN` (`make test` names its
-    /// debug build), else the build under test. Both link the Swift runtime statically
-    /// (Package.swift), so they package as a release build does: a program that loaded the
-    /// toolchain's libswiftCore.so would fail dpkg-shlibdeps, as no Debian package ships it.
-    static var packageBinaries: URL? {
-        let dir = ProcessInfo.processInfo.environment["APPHOME_TEST_PACKAGE_BIN"].map { URL(fileURLWithPath: $0) }
-            ?? (try? DefaultsBinary.url().deletingLastPathComponent())
-        return dir.flatMap { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("defaults").path) ? $0 : nil }
-    }
-
     @Test(.enabled(if: ["dpkg-deb", "dpkg-shlibdeps", "lintian"].allSatisfy { tools[$0] != nil },
                    "make deb needs dpkg-deb, dpkg-shlibdeps (dpkg-dev) and lintian: run make deps"),
           .enabled(if: !TempRoot.daemonMode, "the package does not depend on prefsd mode: built once, in the files run"))
     func makeDebBuildsAPackageLintianPassesWithTheInstalledFiles() throws {
         let root = try TempRoot()
-        let binaries = try #require(Self.packageBinaries, "no built executables: run `swift build` (make test does)")
+        // The build under test: its executables link the Swift runtime statically (Package.swift),
+        // so they package as a release build does (a program that loaded the toolchain's
+        // libswiftCore.so would fail dpkg-shlibdeps: no Debian package ships it).
+        let binaries = try DefaultsBinary.url().deletingLastPathComponent()
         let out = root.workFile("deb")
         let built = try run("bash", [Self.top.appendingPathComponent("packaging/build-deb.sh").path], in: root,
                             // gzip, not make deb's xz: the same package, a third of the CPU.
