@@ -5,12 +5,14 @@
 import PackageDescription
 
 // Every shipped executable has the Swift standard library linked in statically: no libswift*.so
-// to load, no rpath into the toolchain. In debug too (the fully static ones below add it for
-// debug), so that the debug build packages as the release one does: `make test` packages the
+// to load, no rpath into the toolchain. In debug too (the fully static ones below are static
+// executables in release and add staticStdlibInDebug), so that the debug build packages as the
+// release one does: `make test` packages the
 // debug build (InstallationTests), and builds nothing in release. Test targets therefore never
 // depend on an executable target: SwiftPM would link the executable's module, and these flags,
 // into the test bundle. `swift build --build-tests` (and `swift test`) builds every executable.
 let staticStdlib: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"])]
+let staticStdlibInDebug: LinkerSetting = .unsafeFlags(["-static-stdlib"], .when(configuration: .debug))
 
 let package = Package(
     name: "AppHome",
@@ -54,7 +56,7 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all",
                                                          "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/defaults/startup.order",
                                                          "-Xlinker", "--no-warn-symbol-ordering"], .when(configuration: .release)),
-                                           .unsafeFlags(["-static-stdlib"], .when(configuration: .debug))]),
+                                           staticStdlibInDebug]),
         // The benchmarks' code (plistbench, prefsbench); their mains only call it.
         .target(name: "Benchmarks", dependencies: ["AppHomeSystem", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "KeyedArchive"]),
         .executableTarget(name: "plistbench", dependencies: ["Benchmarks"]),
@@ -86,7 +88,7 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all",
                                                          "-Xlinker", "--whole-archive", "-Xlinker", "-lseccomp", "-Xlinker", "--no-whole-archive"],
                                                         .when(configuration: .release)),
-                                           .unsafeFlags(["-static-stdlib"], .when(configuration: .debug))]),
+                                           staticStdlibInDebug]),
         .executableTarget(name: "apphome-secret-service", dependencies: ["AppHomeCommand"],
                           linkerSettings: staticStdlib),
         // For crash tests only: `apphome` with a step hook that kills it at a journaled step.
@@ -112,7 +114,7 @@ let package = Package(
         // (SecurityMain). lld, as for `defaults`.
         .executableTarget(name: "security", dependencies: ["SecurityCommand"],
                           linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld", "-Xlinker", "--strip-all"], .when(configuration: .release)),
-                                           .unsafeFlags(["-static-stdlib"], .when(configuration: .debug))]),
+                                           staticStdlibInDebug]),
         .executableTarget(name: "security-secret-service", dependencies: ["SecurityCommand"],
                           linkerSettings: staticStdlib),
         // git's credential helper on the login keychain: the protocol in GitCredential, a thin main.
