@@ -24,7 +24,7 @@ import Synchronization
 ///     prefsbench storm --socket S --root R --clients C --count N
 ///         C connections on C threads, N writes each (one key per client), all at once.
 ///
-/// Results: `<name> ops=<n> ops_per_s=<x> p50_us=<x> p99_us=<x>`.
+/// Results: `<name> ops=<n> ops_per_s=<x> p50_us=<x> p99_us=<x> p90_us=<x> p999_us=<x> max_us=<x>`.
 public struct PrefsBench {
     private let mode: String
     private let options: [String: String]
@@ -66,7 +66,7 @@ public struct PrefsBench {
     private static func report(_ name: String, _ latencies: [Double], elapsed: Double) {
         let sorted = latencies.sorted()
         func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1e6 }
-        out("\(name) ops=\(sorted.count) ops_per_s=\(Int(Double(sorted.count) / elapsed)) p50_us=\(Int(pct(0.5))) p99_us=\(Int(pct(0.99)))")
+        out("\(name) ops=\(sorted.count) ops_per_s=\(Int(Double(sorted.count) / elapsed)) p50_us=\(Int(pct(0.5))) p99_us=\(Int(pct(0.99))) p90_us=\(Int(pct(0.9))) p999_us=\(Int(pct(0.999))) max_us=\(Int(pct(1)))")
     }
 
     private func connect() throws(BenchFailure) -> PrefsConnection {
