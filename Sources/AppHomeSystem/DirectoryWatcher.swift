@@ -12,6 +12,8 @@ public final class DirectoryWatcher {
     private var watchByDirectory: [String: Int32] = [:]
     /// Set when the kernel's queue overflowed: every cached entry is suspect.
     public private(set) var overflowed = false
+    /// Where ``drain()`` reads the events (kept: a turn of prefsd drains once).
+    private var buffer = [UInt8](repeating: 0, count: 65_536)
 
     public init() {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -35,6 +37,17 @@ public final class DirectoryWatcher {
         return true
     }
 
+    /// Whether events are waiting to be drained, or it cannot tell (no
+    /// inotify, or the query failed). inotify queues an event before the
+    /// call that caused it returns, so `false` means that nothing changed
+    /// in a watched directory since the last ``drain()``: one `ioctl`,
+    /// where a `stat` of each file a caller keeps would walk its path.
+    public var hasPendingEvents: Bool {
+        guard fd >= 0 else { return true }
+        var queued: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &queued) != 0 || queued != 0
+    }
+
     /// The paths touched since the last call (without duplicates, in order).
     public func drain() -> [String] {
         overflowed = false
@@ -42,7 +55,6 @@ public final class DirectoryWatcher {
         // By bytes: two names that are canonically equivalent (one `String`)
         // are two files.
         var seen: Set<[UInt8]> = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }

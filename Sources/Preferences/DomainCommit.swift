@@ -41,21 +41,32 @@ public enum DomainCommit {
     ///     replacements free, to write the next one into
     ///     (``ReplacementSpares``, prefsd's); a new temporary file each time
     ///     without.
+    ///   - leftovers: asked under the lock whether the directory may hold
+    ///     temporary files of dead writers of `path` to remove; always by
+    ///     default (prefsd knows from inotify when none can have appeared).
     ///   - change: changes the contents; what it throws is rethrown and
     ///     nothing is written.
     /// - Returns: the outcome and what `change` returned.
     public static func run<T>(_ domain: Domain, path: String,
                               load: (Domain, String) throws(PreferencesError) -> [PlistKey: PlistValue]? = FilePreferenceStore.load,
                               spares: ReplacementSpares? = nil,
+                              leftovers: (String) -> Bool = { _ in true },
                               _ change: (inout [PlistKey: PlistValue]) throws -> T) throws -> (outcome: Outcome, result: T) {
         let dir = FileSystem.parentDirectory(path)
+        let lockPath = dir + "/." + FileSystem.lastComponent(path) + ".lock"
         let lock: FileLock
         do {
-            try FileSystem.makeDirectories(dir)
-            lock = try FileLock(path: dir + "/." + FileSystem.lastComponent(path) + ".lock")
+            // The directory is made only when the lock cannot be opened (the
+            // common case needs no `stat` of it).
+            if let held = try? FileLock(path: lockPath) {
+                lock = held
+            } else {
+                try FileSystem.makeDirectories(dir)
+                lock = try FileLock(path: lockPath)
+            }
         } catch { throw PreferencesError.system(error) }
         defer { lock.unlock() }
-        FilePreferenceStore.removeStaleTemporaryFiles(for: path, spares: spares)
+        if leftovers(path) { FilePreferenceStore.removeStaleTemporaryFiles(for: path, spares: spares) }
         let old = try loadSettled(load, domain, path) ?? [:]
         var contents = old
         let result = try change(&contents)

@@ -62,4 +62,43 @@ import Testing
         #expect(try cache.path(for: address) == plain)
         #expect(try request() == home)
     }
+
+    /// With the registry's directory watched, a sweep looks at the registry
+    /// only when inotify has events waiting: an install or uninstall by
+    /// another process is still seen by the next request, and a quiet
+    /// registry costs no `stat`.
+    @Test func aWatchedRegistryIsLookedAtOnlyWhenEventsAreWaiting() throws {
+        let directory = NSTemporaryDirectory() + "prefsd-cache-tests-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let root = directory + "/root"
+        try FileManager.default.createDirectory(atPath: root + "/Applications", withIntermediateDirectories: true)
+        let cache = DomainCache(root: root)
+        cache.watchRegistry()
+        let address = DomainAddress(.named(Self.app))
+        let plain = root + "/Library/Preferences/" + Self.app + ".plist"
+        let home = ContainerLayout(root: root).home(uuid: Self.uuid, bundleName: "Cached.app").preferences + "/" + Self.app + ".plist"
+        func request() throws -> String {
+            cache.requestsArrived()
+            return try cache.path(for: address)
+        }
+        func drain() { cache.handleFileEvents(isSubscribed: { _ in false }, changed: { _ in }) }
+        #expect(try request() == plain)
+        let quiet = cache.registryLooks
+        for _ in 0..<5 { #expect(try request() == plain) }
+        #expect(cache.registryLooks == quiet, "no event waiting: no look")
+
+        // Installed by another process, not yet drained: the event waiting makes the next request look.
+        try Self.install(root)
+        #expect(try request() == home)
+        drain()
+        let afterDrain = cache.registryLooks
+        #expect(try request() == home)
+        #expect(cache.registryLooks == afterDrain)
+
+        // Uninstalled, and drained before the request (the loop's order): seen too.
+        try FileManager.default.removeItem(atPath: ContainerLayout(root: root).registryPath)
+        drain()
+        #expect(try request() == plain)
+        #expect(cache.resolverBuilds == 3)
+    }
 }

@@ -129,6 +129,42 @@ final class ServiceFixture {
         #expect(FileSystem.exists(ReplacementSpares.spareName(of: path)))
     }
 
+    /// A writer killed mid-write leaves `.<file>.<random>.tmp` (or an
+    /// unfinished `defaults apply`'s `.pending`) beside the domain. prefsd's
+    /// next commit of that domain removes it, also after earlier commits,
+    /// which skip the look while inotify shows nothing new there; a direct
+    /// write's own temporary in between does not make prefsd lose track.
+    @Test func theNextCommitRemovesWhatDeadWritersLeft() throws {
+        let f = try ServiceFixture()
+        let c = try f.connect()
+        let store = FilePreferenceStore(root: f.root)
+        let domain = Domain.named("com.example.s")
+        for n in 0..<3 { _ = try c.call(.write(Self.address, set: ["k": .integer(Int128(n))])) }
+        let dir = FileSystem.parentDirectory(try store.location(of: domain, scope: .anyHost))
+        func leave(_ name: String) {
+            #expect(FileManager.default.createFile(atPath: dir + "/" + name, contents: Data("half".utf8)))
+        }
+        func present(_ name: String) -> Bool { FileSystem.exists(dir + "/" + name) }
+        leave(".com.example.s.plist.Ab3dE6gH.tmp")
+        leave(".com.example.s.plist.Zz9Yy8Xx.pending")
+        leave(".com.example.other.plist.Ab3dE6gH.tmp")
+        _ = try c.call(.write(Self.address, set: ["k": .integer(3)]))
+        #expect(!present(".com.example.s.plist.Ab3dE6gH.tmp"))
+        #expect(!present(".com.example.s.plist.Zz9Yy8Xx.pending"))
+        #expect(present(".com.example.other.plist.Ab3dE6gH.tmp"), "another domain's leftover waits for that domain's commit")
+
+        for n in 4..<6 { _ = try c.call(.write(Self.address, set: ["k": .integer(Int128(n))])) }
+        try store.update(domain, scope: .anyHost) { $0["direct"] = .bool(true) }
+        leave(".com.example.s.plist.Qq1Ww2Ee.tmp")
+        _ = try c.call(.write(Self.address, set: ["k": .integer(6)]))
+        #expect(!present(".com.example.s.plist.Qq1Ww2Ee.tmp"))
+        #expect(try store.read(domain, scope: .anyHost) == ["k": .integer(6), "direct": .bool(true)])
+
+        // The other domain's first commit through prefsd looks too.
+        _ = try c.call(.write(DomainAddress(.named("com.example.other")), set: ["k": .integer(1)]))
+        #expect(!present(".com.example.other.plist.Ab3dE6gH.tmp"))
+    }
+
     @Test(arguments: [
         (["--help"], 0, "usage: prefsd", ""),
         (["--version"], 0, "prefsd (AppHome) ", ""),

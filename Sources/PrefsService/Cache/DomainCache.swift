@@ -30,6 +30,8 @@ final class DomainCache {
     private var registryRead = false
     /// How many times the resolver was rebuilt from the registry (status).
     private(set) var resolverBuilds = 0
+    /// How many times the registry's status was looked at.
+    private(set) var registryLooks = 0
     private var hostID: String?
     /// By file path, compared by its exact scalars (two canonically equivalent
     /// names are two files).
@@ -80,11 +82,17 @@ final class DomainCache {
     }
 
     /// The file of `address`, after looking at the registry again if
-    /// requests arrived since the last look.
+    /// requests arrived since the last look. While the registry's
+    /// directory is watched, the look is a `stat` only when inotify holds
+    /// events not yet drained (any replacement of the registry queues one
+    /// before it returns; the loop drains the queue each turn, looking at
+    /// the registry if it was among them).
     func path(for address: DomainAddress) throws(PreferencesError) -> String {
         if registryCheckDue {
             registryCheckDue = false
-            refreshResolverIfNeeded()
+            if !registryLookedSinceWatch || !watcher.isWatching(ContainerLayout(root: root).applicationsDirectory) || watcher.hasPendingEvents {
+                refreshResolverIfNeeded()
+            }
         }
         return try resolver.path(for: address.domain, scope: address.scope, hostIdentifier: hostIdentifier)
     }
@@ -94,10 +102,16 @@ final class DomainCache {
         try? resolver.path(for: address.domain, scope: address.scope, hostIdentifier: hostIdentifier)
     }
 
+    /// Whether the registry was looked at since its directory's watch
+    /// began: from then on inotify reports each change of it.
+    private var registryLookedSinceWatch = false
+
     /// Re-reads the registry when its file changed, so that an installed
     /// app's domain goes to its home; then calls ``resolverChanged``.
     func refreshResolverIfNeeded() {
         let layout = ContainerLayout(root: root)
+        registryLooks += 1
+        registryLookedSinceWatch = watcher.isWatching(layout.applicationsDirectory)
         let identity = FileStatus.of(layout.registryPath)
         if identity == registryIdentity && (identity != nil || registryRead) { return }
         if identity == nil && registryIdentity == nil && !resolver.installedAppDomains.isEmpty { return }
@@ -122,7 +136,11 @@ final class DomainCache {
     /// while it does not exist, the root, to see it appear.
     func watchRegistry() {
         let layout = ContainerLayout(root: root)
-        if watcher.isWatching(layout.applicationsDirectory) || watcher.watch(layout.applicationsDirectory) { return }
+        if watcher.isWatching(layout.applicationsDirectory) { return }
+        if watcher.watch(layout.applicationsDirectory) {
+            registryLookedSinceWatch = false
+            return
+        }
         _ = watcher.watch(layout.root)
     }
 
@@ -158,11 +176,41 @@ final class DomainCache {
         return contents
     }
 
-    /// Before a commit of the file at `path`: an entry another writer made
-    /// stale is read again.
+    /// Before a commit of the file at `path`, under its lock: an entry
+    /// another writer made stale is read again. A valid entry's directory
+    /// is watched, so with no inotify event waiting nobody replaced the
+    /// file since the loop last drained them, and no `stat` is needed.
     func prepareCommit(_ path: String) {
         let entry = entryMade(path)
-        if entry.valid && FileStatus.of(path) != entry.identity { entry.valid = false }
+        if entry.valid && watcher.hasPendingEvents && FileStatus.of(path) != entry.identity { entry.valid = false }
+    }
+
+    /// By directory, the domain files a commit looked beside for leftovers
+    /// of dead writers since a file that could be one last appeared there
+    /// (by exact scalars, as ``entries``).
+    private var swept: [PlistKey: Set<PlistKey>] = [:]
+
+    /// Whether a commit of `path`, under its lock, must look through its
+    /// directory for temporary files of writers that died
+    /// (``FilePreferenceStore/removeStaleTemporaryFiles(for:spares:)``): not
+    /// when one looked before and, in the watched directory, no such file
+    /// appeared since (no drained event named one, none waiting). Sound
+    /// because writers make their temporaries only under the lock this
+    /// commit holds. A `true` answer counts as the look.
+    func mayHoldLeftovers(_ path: String) -> Bool {
+        let dir = FileSystem.parentDirectory(path)
+        if watcher.isWatching(dir), !watcher.hasPendingEvents, swept[PlistKey(dir)]?.contains(PlistKey(path)) == true { return false }
+        swept[PlistKey(dir), default: []].insert(PlistKey(path))
+        return true
+    }
+
+    /// Whether `path` (an event's, in a domain's directory) could be a
+    /// leftover of a dead writer: a temporary (`.tmp`) or an unfinished
+    /// `defaults apply` (`.pending`). A stale spare is found when prefsd
+    /// makes its own (``ReplacementSpares``).
+    private static func couldBeLeftover(_ path: String) -> Bool {
+        func ends(_ suffix: String) -> Bool { path.utf8.reversed().starts(with: suffix.utf8.reversed()) }
+        return ends(".tmp") || ends(".pending")
     }
 
     /// After a commit of the file at `path` that wrote `contents`, which left
@@ -192,6 +240,8 @@ final class DomainCache {
                           others: ([String], Bool) -> Void = { _, _ in }) {
         let paths = watcher.drain()
         defer { others(paths, watcher.overflowed) }
+        if watcher.overflowed { swept.removeAll() }
+        for path in paths where Self.couldBeLeftover(path) { swept[PlistKey(FileSystem.parentDirectory(path))] = nil }
         let registry = ContainerLayout(root: root).registryPath
         if watcher.overflowed || paths.contains(registry) || paths.contains(FileSystem.parentDirectory(registry)) {
             watchRegistry()

@@ -103,7 +103,7 @@ extension PrefsServer {
             return try cache.load(d, path: p)
         }
         do {
-            (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked, spares: spares) { working in
+            (outcome, results) = try DomainCommit.run(domain, path: path, load: loadLocked, spares: spares, leftovers: cache.mayHoldLeftovers) { working in
                 var results: [Result<[PlistKey: PlistValue], RemoteError>] = []
                 for w in writes {
                     counters.writes += 1
