@@ -63,15 +63,16 @@ import Testing
         #expect(try request() == home)
     }
 
-    /// With the registry's directory watched, a sweep looks at the registry
-    /// only when inotify has events waiting: an install or uninstall by
-    /// another process is still seen by the next request, and a quiet
-    /// registry costs no `stat`.
-    @Test func aWatchedRegistryIsLookedAtOnlyWhenEventsAreWaiting() throws {
+    /// With the registry's directory watched (or, before it exists, the
+    /// root), a sweep looks at the registry only when inotify has events
+    /// waiting: an install or uninstall by another process is still seen by
+    /// the next request, and a quiet registry costs no `stat`.
+    @Test(arguments: [true, false])
+    func aWatchedRegistryIsLookedAtOnlyWhenEventsAreWaiting(applicationsExist: Bool) throws {
         let directory = NSTemporaryDirectory() + "prefsd-cache-tests-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let root = directory + "/root"
-        try FileManager.default.createDirectory(atPath: root + "/Applications", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: applicationsExist ? root + "/Applications" : root, withIntermediateDirectories: true)
         let cache = DomainCache(root: root)
         cache.watchRegistry()
         let address = DomainAddress(.named(Self.app))
@@ -91,6 +92,7 @@ import Testing
         try Self.install(root)
         #expect(try request() == home)
         drain()
+        #expect(try request() == home)
         let afterDrain = cache.registryLooks
         #expect(try request() == home)
         #expect(cache.registryLooks == afterDrain)

@@ -82,15 +82,15 @@ final class DomainCache {
     }
 
     /// The file of `address`, after looking at the registry again if
-    /// requests arrived since the last look. While the registry's
-    /// directory is watched, the look is a `stat` only when inotify holds
-    /// events not yet drained (any replacement of the registry queues one
+    /// requests arrived since the last look. Once a look came after the
+    /// registry's watch began, a `stat` is needed only when inotify holds
+    /// events not yet drained (any change of the registry queues one
     /// before it returns; the loop drains the queue each turn, looking at
     /// the registry if it was among them).
     func path(for address: DomainAddress) throws(PreferencesError) -> String {
         if registryCheckDue {
             registryCheckDue = false
-            if !registryLookedSinceWatch || !watcher.isWatching(ContainerLayout(root: root).applicationsDirectory) || watcher.hasPendingEvents {
+            if !registryLookedSinceWatch || watcher.hasPendingEvents {
                 refreshResolverIfNeeded()
             }
         }
@@ -102,8 +102,9 @@ final class DomainCache {
         try? resolver.path(for: address.domain, scope: address.scope, hostIdentifier: hostIdentifier)
     }
 
-    /// Whether the registry was looked at since its directory's watch
-    /// began: from then on inotify reports each change of it.
+    /// Whether the last look at the registry came after a watch that
+    /// reports every later change of it: its directory's, or, while that
+    /// directory does not exist, the root's (which reports it appearing).
     private var registryLookedSinceWatch = false
 
     /// Re-reads the registry when its file changed, so that an installed
@@ -111,8 +112,9 @@ final class DomainCache {
     func refreshResolverIfNeeded() {
         let layout = ContainerLayout(root: root)
         registryLooks += 1
-        registryLookedSinceWatch = watcher.isWatching(layout.applicationsDirectory)
         let identity = FileStatus.of(layout.registryPath)
+        registryLookedSinceWatch = watcher.isWatching(layout.applicationsDirectory)
+            || (watcher.isWatching(layout.root) && identity == nil && !FileSystem.exists(layout.applicationsDirectory))
         if identity == registryIdentity && (identity != nil || registryRead) { return }
         if identity == nil && registryIdentity == nil && !resolver.installedAppDomains.isEmpty { return }
         registryIdentity = identity
@@ -137,11 +139,9 @@ final class DomainCache {
     func watchRegistry() {
         let layout = ContainerLayout(root: root)
         if watcher.isWatching(layout.applicationsDirectory) { return }
-        if watcher.watch(layout.applicationsDirectory) {
+        if watcher.watch(layout.applicationsDirectory) || (!watcher.isWatching(layout.root) && watcher.watch(layout.root)) {
             registryLookedSinceWatch = false
-            return
         }
-        _ = watcher.watch(layout.root)
     }
 
     /// A root that did not exist at start: looks for it again (cheap: only
