@@ -48,7 +48,21 @@ public final class DirectoryWatcher {
         return ioctl(fd, UInt(FIONREAD), &queued) != 0 || queued != 0
     }
 
-    /// The paths touched since the last call (without duplicates, in order).
+    /// Whether `name` is a writer's bookkeeping beside a file, never a
+    /// file with contents of its own: a lock (`.<name>.lock`) or prefsd's
+    /// spare inode (`.<name>.spare`, `.<name>.spare.prev`). Their events
+    /// are not reported: each commit of prefsd makes several.
+    static func isBookkeeping(_ name: Slice<UnsafeRawBufferPointer>) -> Bool {
+        guard name.first == UInt8(ascii: ".") else { return false }
+        func ends(_ suffix: StaticString) -> Bool {
+            let s = UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
+            return name.count > s.count && name.suffix(s.count).elementsEqual(s)
+        }
+        return ends(".lock") || ends(".spare") || ends(".spare.prev")
+    }
+
+    /// The paths touched since the last call (without duplicates, in
+    /// order), but for writers' bookkeeping (``isBookkeeping(_:)``).
     public func drain() -> [String] {
         overflowed = false
         var paths: [String] = []
@@ -75,6 +89,7 @@ public final class DirectoryWatcher {
                         overflowed = true
                         continue
                     }
+                    if Self.isBookkeeping(nameBytes) { continue }
                     let path = dir + "/" + String(decoding: nameBytes, as: UTF8.self)
                     if seen.insert(Array(path.utf8)).inserted { paths.append(path) }
                 }
