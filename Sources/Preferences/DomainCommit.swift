@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import AppHomeSystem
 import PropertyList
 
@@ -30,6 +33,23 @@ public enum DomainCommit {
         public var status: FileStatus? = nil
     }
 
+    /// The lock every writer of the domain file at `path` holds:
+    /// `.<file>.lock` beside it.
+    public static func lockPath(of path: String) -> String {
+        FileSystem.parentDirectory(path) + "/." + FileSystem.lastComponent(path) + ".lock"
+    }
+
+    /// Takes the lock of the domain file at `path` (``lockPath(of:)``),
+    /// waiting for it. Its directory is made only when it is missing (the
+    /// lock's `open` says so), so the common case costs no `stat` of it.
+    public static func lock(_ path: String) throws(SystemError) -> FileLock {
+        do { return try FileLock(path: lockPath(of: path)) } catch {
+            guard error.errno == ENOENT else { throw error }
+        }
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(path))
+        return try FileLock(path: lockPath(of: path))
+    }
+
     /// Locks, loads, changes, commits.
     ///
     /// - Parameters:
@@ -52,19 +72,8 @@ public enum DomainCommit {
                               spares: ReplacementSpares? = nil,
                               leftovers: (String) -> Bool = { _ in true },
                               _ change: (inout [PlistKey: PlistValue]) throws -> T) throws -> (outcome: Outcome, result: T) {
-        let dir = FileSystem.parentDirectory(path)
-        let lockPath = dir + "/." + FileSystem.lastComponent(path) + ".lock"
         let lock: FileLock
-        do {
-            // The directory is made only when the lock cannot be opened (the
-            // common case needs no `stat` of it).
-            if let held = try? FileLock(path: lockPath) {
-                lock = held
-            } else {
-                try FileSystem.makeDirectories(dir)
-                lock = try FileLock(path: lockPath)
-            }
-        } catch { throw PreferencesError.system(error) }
+        do { lock = try Self.lock(path) } catch { throw PreferencesError.system(error) }
         defer { lock.unlock() }
         if leftovers(path) { FilePreferenceStore.removeStaleTemporaryFiles(for: path, spares: spares) }
         let old = try loadSettled(load, domain, path) ?? [:]

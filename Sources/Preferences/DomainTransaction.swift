@@ -71,11 +71,7 @@ public enum DomainTransaction {
         var locks: [FileLock] = []
         defer { for lock in locks { lock.unlock() } }
         for item in items.sorted(by: { PlistKey($0.path) < PlistKey($1.path) }) {
-            let dir = FileSystem.parentDirectory(item.path)
-            do {
-                try FileSystem.makeDirectories(dir)
-                locks.append(try FileLock(path: dir + "/." + FileSystem.lastComponent(item.path) + ".lock"))
-            } catch { throw PreferencesError.system(error) }
+            do { locks.append(try DomainCommit.lock(item.path)) } catch { throw PreferencesError.system(error) }
         }
         // 2. Every new file, prepared.
         let id = Random.alphanumeric(12)
@@ -173,8 +169,7 @@ public enum DomainTransaction {
                 var pending: String? = nil
                 if case .string(let p)? = d["Pending"] { pending = p }
                 let before = d["Before"].flatMap(decodeStatus)
-                let dir = FileSystem.parentDirectory(path)
-                guard let lock = try? FileLock(path: dir + "/." + FileSystem.lastComponent(path) + ".lock") else {
+                guard let lock = try? FileLock(path: DomainCommit.lockPath(of: path)) else {
                     report.append("\(path): cannot take its lock; the interrupted apply is left for the next run")
                     continue
                 }
