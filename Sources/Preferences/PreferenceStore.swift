@@ -103,6 +103,14 @@ public struct FilePreferenceStore: PreferenceStore {
         return dict
     }
 
+    /// Whether `name` (or a path) ends as what a writer leaves behind when it
+    /// dies mid-write: a temporary (`.tmp`) or an unfinished `defaults
+    /// apply` (`.pending`). ``removeStaleTemporaryFiles(for:spares:)``
+    /// removes such files named after the domain.
+    public static func endsLikeALeftover(_ name: String) -> Bool {
+        name.hasSuffix(".tmp") || name.hasSuffix(".pending")
+    }
+
     /// Removes `.<name>.<random>.tmp` files that a writer killed mid-write
     /// left beside `path`. Only called with the domain's lock held: every
     /// writer creates its temporary file under that lock, so any such file
@@ -117,7 +125,7 @@ public struct FilePreferenceStore: PreferenceStore {
         // journal finished it (``DomainTransaction``); this write comes after.
         // By bytes: `String.hasPrefix` would take the files of a canonically
         // equivalent domain ("é" and "e" + U+0301) for this one's.
-        for name in names where name.utf8.starts(with: prefix.utf8) && (name.hasSuffix(".tmp") || name.hasSuffix(".pending")) {
+        for name in names where name.utf8.starts(with: prefix.utf8) && endsLikeALeftover(name) {
             try? FileSystem.removeFile(dir + "/" + name)
         }
         if spares?.holdsSpare(of: path) != true { ReplacementSpares.removeStale(of: path, among: names) }

@@ -204,14 +204,6 @@ final class DomainCache {
         return true
     }
 
-    /// Whether `path` (an event's, in a domain's directory) could be a
-    /// leftover of a dead writer: a temporary (`.tmp`) or an unfinished
-    /// `defaults apply` (`.pending`). A stale spare is found when prefsd
-    /// makes its own (``ReplacementSpares``).
-    private static func couldBeLeftover(_ path: String) -> Bool {
-        func ends(_ suffix: String) -> Bool { path.utf8.reversed().starts(with: suffix.utf8.reversed()) }
-        return ends(".tmp") || ends(".pending")
-    }
 
     /// After a commit of the file at `path` that wrote `contents`, which left
     /// the file with `status` (taken under the domain's lock: a `stat` here,
@@ -241,7 +233,8 @@ final class DomainCache {
         let paths = watcher.drain()
         defer { others(paths, watcher.overflowed) }
         if watcher.overflowed { swept.removeAll() }
-        for path in paths where Self.couldBeLeftover(path) { swept[PlistKey(FileSystem.parentDirectory(path))] = nil }
+        // A stale spare needs no look: prefsd finds one when it makes its own (ReplacementSpares).
+        for path in paths where FilePreferenceStore.endsLikeALeftover(path) { swept[PlistKey(FileSystem.parentDirectory(path))] = nil }
         let registry = ContainerLayout(root: root).registryPath
         if watcher.overflowed || paths.contains(registry) || paths.contains(FileSystem.parentDirectory(registry)) {
             watchRegistry()
