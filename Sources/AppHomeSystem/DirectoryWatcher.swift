@@ -54,11 +54,9 @@ public final class DirectoryWatcher {
     /// are not reported: each commit of prefsd makes several.
     static func isBookkeeping(_ name: Slice<UnsafeRawBufferPointer>) -> Bool {
         guard name.first == UInt8(ascii: ".") else { return false }
-        func ends(_ suffix: StaticString) -> Bool {
-            let s = UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
-            return name.count > s.count && name.suffix(s.count).elementsEqual(s)
-        }
-        return ends(".lock") || ends(".spare") || ends(".spare.prev")
+        func ends(_ suffix: String) -> Bool { name.count > suffix.utf8.count && name.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) }
+        let spare = ReplacementSpares.spareSuffix
+        return ends(".lock") || ends(spare) || ends(spare + ReplacementSpares.previousSuffix)
     }
 
     /// The paths touched since the last call (without duplicates, in

@@ -66,8 +66,13 @@ public final class ReplacementSpares {
 
     /// The spare's name for `path`.
     public static func spareName(of path: String) -> String {
-        FileSystem.parentDirectory(path) + "/." + FileSystem.lastComponent(path) + ".spare"
+        FileSystem.parentDirectory(path) + "/." + FileSystem.lastComponent(path) + spareSuffix
     }
+
+    /// How a spare's name ends (`.<name>.spare`), and what is added to it
+    /// for the moment the previous file is linked there during a
+    /// replacement (`.<name>.spare.prev`).
+    public static let spareSuffix = ".spare", previousSuffix = ".prev"
 
     /// How many spares are held now.
     public var count: Int { spares.count }
@@ -83,7 +88,7 @@ public final class ReplacementSpares {
         let spare = spareName(of: path)
         let name = FileSystem.lastComponent(spare)
         var removed: [String] = []
-        if names.contains(name + ".prev"), Syscalls.unlink(spare + ".prev") == 0 { removed.append(spare + ".prev") }
+        if names.contains(name + previousSuffix), Syscalls.unlink(spare + previousSuffix) == 0 { removed.append(spare + previousSuffix) }
         if names.contains(name), isStale(spare), Syscalls.unlink(spare) == 0 { removed.append(spare) }
         return removed
     }
@@ -135,7 +140,7 @@ public final class ReplacementSpares {
             _ = Syscalls.unlink(spareName)
             throw error
         }
-        let previous = spareName + ".prev"
+        let previous = spareName + Self.previousSuffix
         _ = Syscalls.unlink(previous)
         let kept = link(path, previous) == 0
         guard Syscalls.rename(spareName, path) == 0 else {
