@@ -1,3 +1,4 @@
+import AppHomeSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -36,12 +37,8 @@ enum RealClients {
         let fm = FileManager.default
         let dir = try cacheDirectory.appendingPathComponent(name)
         try fm.createDirectory(at: dir, withIntermediateDirectories: true)
-        let lock = open(dir.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else { throw HarnessError.helper("cannot open the lock of \(dir.path): errno \(errno)") }
-        defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw HarnessError.helper("cannot lock \(dir.path): errno \(errno)") }
-        }
+        let lock = try FileLock(path: dir.appendingPathComponent(".lock").path)
+        defer { lock.unlock() }
         let binary = dir.appendingPathComponent(name)
         let cachedSource = dir.appendingPathComponent(sourceName)
         if fm.isExecutableFile(atPath: binary.path), (try? String(contentsOf: cachedSource, encoding: .utf8)) == source {
