@@ -409,6 +409,26 @@ public struct BackupManifest: Equatable, Sendable, BundleVersioned {
     /// its own).
     static func isExcludedFromGroup(_ relativePath: String) -> Bool {
         relativePath == "Library/Caches" || relativePath.hasPrefix("Library/Caches/") || relativePath == GroupContainer.identityFileName
+            || isPreferencesSpare(relativePath)
+    }
+
+    /// Whether `relativePath` is one of prefsd's spare inodes beside a
+    /// domain file: `Library/Preferences/.<domain>.plist.spare` or
+    /// `….spare.prev` (``ReplacementSpares``). A spare holds an earlier
+    /// state of the domain, kept only to be written over by the next
+    /// commit: never the app's data, and a value the app removed may still
+    /// be in it. Backups leave spares out, and a restore does not write back
+    /// one that a backup taken before holds.
+    static func isPreferencesSpare(_ relativePath: String) -> Bool {
+        // By bytes: a name is a file's bytes, never compared as text.
+        let directory = "Library/Preferences/".utf8
+        guard relativePath.utf8.starts(with: directory) else { return false }
+        let name = relativePath.utf8.dropFirst(directory.count)
+        guard name.first == UInt8(ascii: "."), !name.contains(UInt8(ascii: "/")) else { return false }
+        let spare = ".plist" + ReplacementSpares.spareSuffix
+        return [spare, spare + ReplacementSpares.previousSuffix].contains { suffix in
+            name.count > suffix.utf8.count + 1 && name.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+        }
     }
 
     /// The directory part of a relative path (`""` for a top-level item).
@@ -423,12 +443,13 @@ public struct BackupManifest: Equatable, Sendable, BundleVersioned {
     /// issues anew).
     static func isExcluded(_ relativePath: String, bundleName: String) -> Bool {
         relativePath == bundleName || relativePath == "tmp" || relativePath == "Library/Caches" || relativePath == "Library/Keychains"
+            || isPreferencesSpare(relativePath)
     }
 
     /// Whether a restore writes the entry `relativePath` back: not what
     /// lies under `Library/Keychains`, which backups taken before it was
     /// left out may hold (an old credential must not come back).
     static func isRestored(_ relativePath: String) -> Bool {
-        relativePath != "Library/Keychains" && !relativePath.hasPrefix("Library/Keychains/")
+        relativePath != "Library/Keychains" && !relativePath.hasPrefix("Library/Keychains/") && !isPreferencesSpare(relativePath)
     }
 }

@@ -281,6 +281,29 @@ struct BackupFixture {
         #expect(report.manifest.fileCount == 4)
     }
 
+    /// prefsd's spares beside a domain file (`.<domain>.plist.spare`,
+    /// `….spare.prev`) hold an earlier state of the domain, values the app
+    /// removed included: never backed up. Names that only look alike are
+    /// the app's files and are.
+    @Test func prefsdsSparesAreLeftOutAndLookAlikesAreKept() throws {
+        let f = try BackupFixture()
+        let preferences = f.home.path + "/Library/Preferences"
+        try f.s.write("removed-password", to: preferences + "/.com.example.Sample.plist.spare")
+        try f.s.write("removed-password", to: preferences + "/.com.example.Sample.plist.spare.prev")
+        let kept = ["Documents/.notes.plist.spare", "Library/Preferences/.plist.spare", "Library/Preferences/Sub/.a.plist.spare",
+                    "Library/Preferences/.com.example.Sample.plist.spare.old", "Library/Preferences/com.example.Sample.plist.spare"]
+        for path in kept { try f.s.write("mine", to: f.home.path + "/" + path) }
+        let report = try f.manager.backup(f.bundle.identifier)
+        let paths = report.manifest.entries.map(\.path)
+        #expect(!paths.contains { $0.hasSuffix(".com.example.Sample.plist.spare") || $0.hasSuffix(".com.example.Sample.plist.spare.prev") }, "\(paths)")
+        for path in kept { #expect(paths.contains(path), "\(path)") }
+        #expect(report.manifest.fileCount == 5 + kept.count)
+        #expect(report.skipped.isEmpty && report.excluded.isEmpty)
+        // The same in an app group's container (its suites' domains).
+        #expect(BackupManifest.isExcludedFromGroup("Library/Preferences/.group.com.example.plist.spare"))
+        #expect(!BackupManifest.isExcludedFromGroup("Library/Preferences/group.com.example.plist"))
+    }
+
     @Test func fifosAndNamesThatAreNotUTF8AreReportedNotBackedUp() throws {
         let f = try BackupFixture()
         mkfifo(f.home.documents + "/pipe", 0o600)

@@ -50,6 +50,33 @@ import PropertyList
         }
     }
 
+    /// A backup taken before spares were left out may hold one: a restore
+    /// does not write it back (an earlier state of the domain, with values
+    /// the app had removed).
+    @Test func aSpareInAnOlderBackupIsNotRestored() throws {
+        let f = try BackupFixture()
+        try f.s.write("removed-password", to: f.home.path + "/Library/Preferences/spare-to-be")
+        let backup = try f.manager.backup(f.bundle.identifier)
+        let spare = "Library/Preferences/.com.example.Sample.plist.spare"
+        try Self.forge(backup.manifestPath) { body in
+            var items = body["Entries"]!.arrayValue!.map { item -> PlistValue in
+                var entry = item.dictionaryValue!
+                if entry["Path"] == .string("Library/Preferences/spare-to-be") { entry["Path"] = .string(spare) }
+                return .dictionary(entry)
+            }
+            items.sort { a, b in
+                guard case .string(let x)? = a.dictionaryValue?["Path"], case .string(let y)? = b.dictionaryValue?["Path"] else { return false }
+                return x.utf8.lexicographicallyPrecedes(y.utf8)
+            }
+            body["Entries"] = .array(items)
+        }
+        #expect(try f.manager.verifyBackup(at: backup.manifestPath).entries.contains { $0.path == spare })
+        let report = try f.manager.restore(from: backup.manifestPath)
+        #expect(!FileSystem_exists(report.home.path + "/" + spare))
+        #expect(f.s.read(report.home.path + "/Library/Preferences/com.example.Sample.plist") == "prefs")
+        #expect(report.filesRestored == 5)
+    }
+
     @Test func verifyReadsEveryObjectOfAGoodBackup() throws {
         let f = try BackupFixture()
         let backup = try f.manager.backup(f.bundle.identifier)
