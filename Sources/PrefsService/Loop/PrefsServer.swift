@@ -162,8 +162,6 @@ public final class PrefsServer {
             cache.handleFileEvents(isSubscribed: subscriptions.isSubscribed, changed: notifyExternal) { paths, overflowed in
                 refreshManaged(changed: overflowed || managedWatch?.concerns(paths) == true)
             }
-        } else {
-            refreshManaged(changed: false)
         }
         if fds[3].revents != 0 { finishJobs() }
         if fds[0].revents & Int16(POLLNVAL | POLLERR) != 0 {

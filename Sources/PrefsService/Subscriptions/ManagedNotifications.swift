@@ -4,14 +4,16 @@ import PropertyList
 
 /// Telling subscribers that an administrator changed what their domain forces.
 extension PrefsServer {
-    /// Watches the managed directory when it exists and reads it; when it
-    /// appeared after the start, or `changed` (an event under it), each
-    /// subscriber whose domain's forced values changed hears the difference
-    /// in its domain's effective contents (stored values under forced ones).
+    /// When `changed` (an event under the managed directory or on the way
+    /// to it, a lost watch, or the start): watches the managed directory if
+    /// it exists and reads it again. Each subscriber whose domain's forced
+    /// values changed hears the difference in its domain's effective
+    /// contents (stored values under forced ones). A turn without such an
+    /// event costs nothing: while the directory does not exist, the
+    /// nearest directory above it is watched (``ManagedWatch/ancestor``).
     func refreshManaged(changed: Bool) {
-        guard let watch = managedWatch else { return }
-        let appeared = watch.watchIfPresent(cache.watcher)
-        guard appeared || changed else { return }
+        guard let watch = managedWatch, changed else { return }
+        _ = watch.watchIfPresent(cache.watcher)
         let (old, new) = watch.reread()
         if old == new { return }
         for (path, subs) in subscriptions.byFile {
