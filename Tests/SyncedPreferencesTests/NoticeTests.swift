@@ -37,6 +37,30 @@ struct NoticeTests {
         #expect(observer.next(timeout: 1).map(\.reason) == [.accountChange])
     }
 
+    @Test("a watcher keeps hearing a store after its directory is removed and made again")
+    func observerOutlivesItsDirectory() throws {
+        let scratch = ScratchDirectory.make("kv-notice-gone")
+        defer { ScratchDirectory.remove(scratch) }
+        let a = try Machine(scratch, "a")
+        let b = try Machine(scratch, "b")
+        let observer = try KeyValueObserver(sync: b.sync, store: storeA)
+        try a.set(storeA, "one", .integer(1))
+        try b.receive(from: a); _ = try b.pass()
+        #expect(observer.next(timeout: 1).map(\.sequence) == [1])
+        // The directory goes (its inotify watch with it), and a while later comes back, numbering from 1 again.
+        try FileManager.default.removeItem(atPath: b.sync.directory)
+        #expect(observer.next(timeout: 0.2).isEmpty)
+        try b.sync.setUp(folder: b.folder)
+        try b.receive(from: a); _ = try b.pass()
+        let heard = observer.next(timeout: 5)
+        #expect(heard.map(\.sequence) == [1] && heard.first?.keys == ["one"], "\(heard)")
+        // And the new directory is watched: the next notice is heard too.
+        a.clock.advance(10)
+        try a.set(storeA, "two", .integer(2))
+        try b.receive(from: a); _ = try b.pass()
+        #expect(observer.next(timeout: 5).map(\.sequence) == [2])
+    }
+
     @Test("the Swift API reads, writes, removes and hears about remote changes with their reason")
     func swiftAPI() throws {
         let scratch = ScratchDirectory.make("kv-api")
