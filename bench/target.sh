@@ -20,6 +20,12 @@ bench_bound() {
     _bench_row "$1" "$2" "-" "$3" "-" "<= $4 $3" "$(awk -v o="$2" -v b="$4" 'BEGIN { print (o <= b) ? "met" : "MISSED" }')"
 }
 
+# bench_bound_beside NAME OURS REFERENCE UNIT BOUND: an absolute bound, OURS at most
+# BOUND, with a reference figure measured in the same run in the peer column (no ratio).
+bench_bound_beside() {
+    _bench_row "$1" "$2" "$3" "$4" "-" "<= $5 $4" "$(awk -v o="$2" -v b="$5" 'BEGIN { print (o <= b) ? "met" : "MISSED" }')"
+}
+
 _bench_row() { # name ours peer unit ratio bound met
     printf 'target: %s: ours %s %s, peer %s, ratio %s (target %s): %s\n' "$1" "$2" "$4" "$3" "$5" "$6" "$7"
     if [[ -n ${BENCH_TARGETS:-} ]]; then printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$BENCH_TARGETS"; fi
