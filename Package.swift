@@ -153,7 +153,7 @@ let package = Package(
                           linkerSettings: staticStdlib),
         .target(name: "PrefsClient", dependencies: ["AppHomeSystem", "PrefsProtocol", "Preferences", "PropertyList"]),
         .executableTarget(name: "prefsbench", dependencies: ["Benchmarks"]),
-        .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers"]),
+        .testTarget(name: "PrefsServiceTests", dependencies: ["AppHomeSystem", "PrefsService", "PrefsdCommand", "PrefsClient", "PrefsProtocol", "Preferences", "PropertyList", "CommandSupport", "Keychain", "Containers", "TestSupport"]),
         // Helpers every test target shares (scratch directories); tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport"),

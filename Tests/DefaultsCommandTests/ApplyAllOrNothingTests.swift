@@ -12,13 +12,15 @@ import Testing
 /// `defaults apply` is all or nothing (issue 23, findings 6 and 8), on real
 /// files: every lock and every new file before the first domain is
 /// replaced; a failure after that is listed and finished by the next run.
-@Suite struct ApplyAllOrNothingTests {
+@Suite final class ApplyAllOrNothingTests {
     let root: String
 
     init() throws {
         root = NSTemporaryDirectory() + "apphome-apply-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     var preferences: String { root + "/Library/Preferences" }
 

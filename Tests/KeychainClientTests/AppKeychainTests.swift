@@ -198,6 +198,7 @@ extension AppKeychainTests {
     /// login keychain is refused, with prefsd off and with prefsd required.
     @Test func theLoginKeychainIsRefusedInAnAppsContext() throws {
         let root = ScratchDirectory.make("login-refused")
+        defer { ScratchDirectory.remove(root) }
         for mode in [AppHomeSystem.Configuration.ServiceMode.off, .require] {
         for context in [AppHomeSystem.Configuration(root: root, serviceMode: .success(mode), keyStore: .file, bundleIdentifier: "com.example.A"),
                         AppHomeSystem.Configuration(root: root, serviceMode: .success(mode), keyStore: .file, appHome: root + "/Applications/X")] {

@@ -10,6 +10,7 @@ import PrefsService
 import PropertyList
 import Synchronization
 import Testing
+import TestSupport
 
 /// The service manager's side of `LoadCredential=ID:/path/to/socket`, as
 /// systemd's `xfopenat_unix_socket` does it: bind the abstract address
@@ -104,8 +105,8 @@ final class CredentialFixture: @unchecked Sendable {
     }()
 
     init() throws {
-        directory = NSTemporaryDirectory() + "credential-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // One for the whole process (``shared``): removed when it exits.
+        directory = ScratchDirectory.makeForProcess("credential-tests")
         socket = directory + "/run/prefsd.sock"
         credentials = directory + "/run/credentials.sock"
         keybag.watcherStarted()

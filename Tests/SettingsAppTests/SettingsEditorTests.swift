@@ -11,7 +11,7 @@ import Glibc
 
 /// The Settings app's logic on the ScaryBugs example's bundle, with an
 /// in-memory store under the same settings write policy `defaults` applies.
-@Suite struct SettingsEditorTests {
+@Suite final class SettingsEditorTests {
     static let repository: String = {
         var path = #filePath
         for _ in 0..<3 { path = FileSystem.parentDirectory(path) }
@@ -30,6 +30,8 @@ import Glibc
         scratch = ScratchDirectory.make("settings-editor")
         store = InMemoryPreferenceStore(policy: SettingsWritePolicy(root: scratch, explicitBundle: bundle.path))
     }
+
+    deinit { ScratchDirectory.remove(scratch) }
 
     /// A managed directory (root-owned, as the managed layer requires) forcing `userName`.
     func managed(forcing: [String: PlistValue] = [:]) throws -> ManagedPreferences {

@@ -11,7 +11,7 @@ import Testing
                      "DatePickerMode": "Date"]),
         .dictionary(["Type": "PSTextFieldSpecifier", "Title": "Code", "Key": "code", "DefaultValue": "", "KeyboardType": "DecimalPad",
                      "IASKPlaceholder": "123"]),
-    ])])
+    ])], forProcess: true)
 
     @Test func iaskAcceptsItsTypesKeysAndValuesAndAChildPaneWithoutFile() {
         #expect(Linter(profile: .iask).lint(Self.bundle.bundle).findings.map(\.text) == [])

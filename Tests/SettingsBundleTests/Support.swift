@@ -6,14 +6,18 @@ import PropertyList
 /// A temporary directory holding one `Settings.bundle`, removed when the test is done.
 final class BundleDirectory: Sendable {
     let base: String
+    let forProcess: Bool
     var path: String { base + "/Settings.bundle" }
 
     /// Writes `files` (path relative to the bundle → contents) into a new bundle.
     ///
     /// A dictionary or array is written as an XML property list (binary when
     /// `binary`), a string as UTF-8 text, data as raw bytes.
-    init(_ files: [String: PlistValue], binary: Bool = false) {
-        base = ScratchDirectory.make("apphome-sb")
+    /// `forProcess`: for a `static let`, whose `deinit` never runs; the
+    /// directory is removed when the test process exits.
+    init(_ files: [String: PlistValue], binary: Bool = false, forProcess: Bool = false) {
+        self.forProcess = forProcess
+        base = forProcess ? ScratchDirectory.makeForProcess("apphome-sb") : ScratchDirectory.make("apphome-sb")
         try! FileManager.default.createDirectory(atPath: base + "/Settings.bundle", withIntermediateDirectories: true)
         for (relative, value) in files {
             let bytes: [UInt8]
@@ -27,7 +31,7 @@ final class BundleDirectory: Sendable {
         }
     }
 
-    deinit { ScratchDirectory.remove(base) }
+    deinit { if !forProcess { ScratchDirectory.remove(base) } }
 
     func write(_ relative: String, _ bytes: [UInt8]) {
         let full = path + "/" + relative

@@ -10,7 +10,7 @@ import Testing
         "Child.plist": Rows.page([Rows.group(), Rows.toggle("c"),
                                   Rows.toggle("hiddenOnPhone", ["SupportedUserInterfaceIdioms": ["Pad"]])]),
         "Child~ipad.plist": Rows.page([Rows.group(), Rows.toggle("c", ["DefaultValue": false])]),
-    ])
+    ], forProcess: true)
 
     @Test func phoneUsesThePlainPagesAndPadItsVariants() {
         #expect(Registration.defaults(of: Self.bundle.bundle, idiom: .phone) == ["a": true, "c": true])

@@ -18,7 +18,7 @@ import Testing
         .dictionary(["Type": "PSTitleValueSpecifier", "Key": "version", "DefaultValue": "1", "Values": ["1", "2"], "Titles": ["One", "Two"]]),
         .dictionary(["Type": "PSChildPaneSpecifier", "Title": "More", "File": "Child", "Key": "pane"]),
         Rows.toggle("padOnly", ["SupportedUserInterfaceIdioms": ["Pad"]]),
-    ]), "Child.plist": Rows.page([Rows.group()])])
+    ]), "Child.plist": Rows.page([Rows.group()])], forProcess: true)
 
     static let validator = WriteValidator(bundle: bundle.bundle)
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// Temporary directories for tests: the one helper every test target uses
 /// instead of its own copy of `mkdtemp` and recursive removal.
@@ -27,6 +28,26 @@ public enum ScratchDirectory {
         chmod(path, 0o700)
         try? fm.removeItem(atPath: path)
     }
+
+    /// A new directory (``make(_:)``) for a fixture that lives as long as
+    /// the test process (a `static let`): removed when the process exits.
+    public static func makeForProcess(_ prefix: String) -> String {
+        let dir = make(prefix)
+        forProcess.withLock { state in
+            if !state.registered {
+                state.registered = true
+                atexit { for dir in ScratchDirectory.forProcess.withLock({ $0.paths }) { ScratchDirectory.remove(dir) } }
+            }
+            state.paths.append(dir)
+        }
+        return dir
+    }
+
+    private struct ForProcess: Sendable {
+        var registered = false
+        var paths: [String] = []
+    }
+    private static let forProcess = Mutex(ForProcess())
 
     /// Runs `body` with a new directory (``make(_:)``), removed after it.
     public static func with<T>(_ prefix: String, _ body: (String) throws -> T) rethrows -> T {
