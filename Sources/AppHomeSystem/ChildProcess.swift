@@ -88,11 +88,24 @@ public final class ChildProcess {
     /// The environment this process hands its children: `environ`, read
     /// only to pass it on (configuration comes from ``Configuration``).
     public static func inheritedEnvironment() -> [String: String] {
+        variables(of: environ)
+    }
+
+    /// The variables of a `NAME=value` block in `environ`'s form (a null
+    /// pointer after the last entry); an entry without "=" is skipped, and
+    /// a later entry of the same name wins.
+    public static func variables(of block: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [String: String] {
         var variables: [String: String] = [:]
-        var cursor = environ
+        var cursor = block
         while let entry = cursor.pointee {
-            let pair = String(cString: entry)
-            if let eq = pair.firstIndex(of: "=") { variables[String(pair[..<eq])] = String(pair[pair.index(after: eq)...]) }
+            // Split at the first "=" byte (POSIX), not by `Character`: a
+            // grapheme-aware search of every variable cost more than the rest
+            // of `apphome run`'s set-up, and "=" followed by a combining mark
+            // is not a `Character` "=".
+            if let eq = strchr(entry, Int32(UInt8(ascii: "="))) {
+                let name = String(decoding: UnsafeRawBufferPointer(start: entry, count: entry.distance(to: eq)), as: UTF8.self)
+                variables[name] = String(cString: eq + 1)
+            }
             cursor += 1
         }
         return variables

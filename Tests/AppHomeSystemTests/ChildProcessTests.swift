@@ -13,6 +13,17 @@ import Testing
         return fd
     }
 
+    /// The inherited environment splits each entry at its first "=" byte:
+    /// a value may hold "=" and may begin with a combining mark (which with
+    /// the "=" before it is one `Character`, not "=").
+    @Test func environmentEntriesSplitAtTheirFirstEqualsByte() {
+        let entries = ["PLAIN=1", "EQUALS=a=b", "COMBINING=\u{301}x", "EMPTY=", "NOEQUALS", "=nameless", "PLAIN=2", "CAF\u{E9}=\u{1F600}"]
+        var block: [UnsafeMutablePointer<CChar>?] = entries.map { strdup($0) } + [nil]
+        defer { for p in block { free(p) } }
+        let variables = block.withUnsafeMutableBufferPointer { ChildProcess.variables(of: $0.baseAddress!) }
+        #expect(variables == ["PLAIN": "2", "EQUALS": "a=b", "COMBINING": "\u{301}x", "EMPTY": "", "": "nameless", "CAF\u{E9}": "\u{1F600}"])
+    }
+
     @Test func aChildGetsNoDescriptorAboveTwoUnlessPassed() throws {
         let leaked = try Self.inheritableDescriptor()
         defer { close(leaked) }

@@ -56,6 +56,20 @@ import ContainersTestSupport
         #expect(!FileManager.default.fileExists(atPath: manager.layout.runLockPath(uuid: installed.entry.homeUUID)))
     }
 
+    /// bubblewrap and friends are looked up on `PATH` by bytes: empty and
+    /// relative entries are skipped, the first executable file wins.
+    @Test func sandboxProgramsAreLookedUpOnPath() throws {
+        let s = Scratch()
+        let bin = s.path + "/b\u{301}in"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: bin + "/tool", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755]))
+        #expect(FileManager.default.createFile(atPath: s.path + "/tool", contents: Data(), attributes: [.posixPermissions: 0o644]))
+        #expect(SandboxLauncher.lookUp("tool", path: "::relative:\(s.path):\(bin):/usr/bin") == bin + "/tool", "not executable: passed over")
+        #expect(SandboxLauncher.lookUp("sh", path: "/nowhere::/bin") == "/bin/sh")
+        #expect(SandboxLauncher.lookUp("tool", path: "/nowhere") == nil)
+        #expect(SandboxLauncher.lookUp("sh", path: nil) != nil, "/usr/bin:/bin by default")
+    }
+
     @Test func missingProgramIsASystemError() throws {
         let s = Scratch()
         let manager = ContainerManager(root: s.root)

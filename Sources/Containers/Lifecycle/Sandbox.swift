@@ -342,8 +342,9 @@ struct SandboxLauncher {
 
     /// `name` looked up in `path` (a `PATH` value), as `execvp` would.
     static func lookUp(_ name: String, path: String?) -> String? {
-        for dir in (path ?? "/usr/bin:/bin").split(separator: ":") where dir.hasPrefix("/") {
-            let candidate = dir + "/" + name
+        // By bytes: splitting by `Character` was a tenth of `apphome run`'s instructions.
+        for dir in (path ?? "/usr/bin:/bin").utf8.split(separator: UInt8(ascii: ":")) where dir.first == UInt8(ascii: "/") {
+            let candidate = String(decoding: dir, as: UTF8.self) + "/" + name
             var st = stat()
             if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
         }
