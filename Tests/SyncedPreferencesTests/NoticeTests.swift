@@ -8,16 +8,23 @@ import TestSupport
 
 @Suite("Notices of a synced store and the Swift API")
 struct NoticeTests {
-    @Test("the first values are an initial sync, later ones a server change, a new folder an account change")
-    func reasonsFollowTheSetUp() throws {
-        let scratch = ScratchDirectory.make("kv-notice")
-        defer { ScratchDirectory.remove(scratch) }
+    /// Two machines, `b` observing `storeA`, and what `b` heard of `a`'s
+    /// first value (`one` = 1).
+    static func observed(_ scratch: String) throws -> (a: Machine, b: Machine, observer: KeyValueObserver, first: [KeyValueChange]) {
         let a = try Machine(scratch, "a")
         let b = try Machine(scratch, "b")
         let observer = try KeyValueObserver(sync: b.sync, store: storeA)
         try a.set(storeA, "one", .integer(1))
         try b.receive(from: a); _ = try b.pass()
-        #expect(observer.next(timeout: 1) == [KeyValueChange(sequence: 1, reason: .initialSyncChange, keys: ["one"])])
+        return (a, b, observer, observer.next(timeout: 1))
+    }
+
+    @Test("the first values are an initial sync, later ones a server change, a new folder an account change")
+    func reasonsFollowTheSetUp() throws {
+        let scratch = ScratchDirectory.make("kv-notice")
+        defer { ScratchDirectory.remove(scratch) }
+        let (a, b, observer, first) = try Self.observed(scratch)
+        #expect(first == [KeyValueChange(sequence: 1, reason: .initialSyncChange, keys: ["one"])])
         a.clock.advance(10)
         try a.set(storeA, "two", .integer(2))
         try a.set(storeA, "one", nil)
@@ -41,12 +48,8 @@ struct NoticeTests {
     func observerOutlivesItsDirectory() throws {
         let scratch = ScratchDirectory.make("kv-notice-gone")
         defer { ScratchDirectory.remove(scratch) }
-        let a = try Machine(scratch, "a")
-        let b = try Machine(scratch, "b")
-        let observer = try KeyValueObserver(sync: b.sync, store: storeA)
-        try a.set(storeA, "one", .integer(1))
-        try b.receive(from: a); _ = try b.pass()
-        #expect(observer.next(timeout: 1).map(\.sequence) == [1])
+        let (a, b, observer, first) = try Self.observed(scratch)
+        #expect(first.map(\.sequence) == [1])
         // The directory goes (its inotify watch with it), and a while later comes back, numbering from 1 again.
         try FileManager.default.removeItem(atPath: b.sync.directory)
         #expect(observer.next(timeout: 0.2).isEmpty)
