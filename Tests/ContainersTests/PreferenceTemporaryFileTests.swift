@@ -35,4 +35,43 @@ import ContainersTestSupport
         for path in dead { #expect(!FileSystem.exists(path)) }
         #expect(FileSystem.exists(live), "a writer holds that domain's lock: its file is left alone")
     }
+
+    @Test(arguments: [(".com.ex.a.plist.spare", "com.ex.a.plist"), (".com.ex.a.plist.spare.prev", "com.ex.a.plist"),
+                      (".plist.spare", nil), ("com.ex.a.plist.spare", nil), (".com.ex.a.plist.spare.old", nil),
+                      (".com.ex.a.spare", nil)] as [(String, String?)])
+    func spareNamesAreRecognised(_ name: String, _ file: String?) {
+        #expect(Doctor.domainFileOfSpare(name) == file)
+    }
+
+    /// A dead prefsd's spares (`.<domain>.plist.spare`, whose `flock` is
+    /// free, and a `.spare.prev`) hold an earlier state of the domain: doctor
+    /// removes them. A spare a live prefsd holds, and any spare of a domain
+    /// whose lock a writer holds, is left alone.
+    @Test func doctorRemovesADeadPrefsdsSparesButNotALiveOnes() throws {
+        let f = try MaintenanceTests.Fixture(sizes: [:])
+        let home = f.homes["A"]!
+        let rootPrefs = f.s.root + "/Library/Preferences"
+        try FileSystem.makeDirectories(rootPrefs)
+        let dead = [rootPrefs + "/.com.ex.dead.plist.spare", rootPrefs + "/.com.ex.dead.plist.spare.prev",
+                    home.preferences + "/.com.example.A.plist.spare"]
+        for path in dead { try f.s.write("removed-value", to: path) }
+        let held = rootPrefs + "/.com.ex.held.plist.spare"
+        try f.s.write("a live prefsd's", to: held)
+        let prefsdHolds = try FileLock(path: held)
+        defer { prefsdHolds.unlock() }
+        let busy = rootPrefs + "/.com.ex.busy.plist.spare.prev"
+        try f.s.write("mid-replacement", to: busy)
+        let writerLock = try FileLock(path: rootPrefs + "/.com.ex.busy.plist.lock")
+        defer { writerLock.unlock() }
+        let problems = dead.map { "prefsd's spare \($0) left by a prefsd that is gone" }.sorted()
+
+        let dry = try f.manager.doctor(dryRun: true)
+        #expect(dry.findings.filter { $0.outcome == .wouldRepair }.map(\.problem).sorted() == problems)
+        for path in dead + [held, busy] { #expect(FileSystem.exists(path)) }
+
+        let report = try f.manager.doctor()
+        #expect(report.findings.filter { $0.outcome == .repaired }.map(\.problem).sorted() == problems)
+        for path in dead { #expect(!FileSystem.exists(path)) }
+        #expect(FileSystem.exists(held) && FileSystem.exists(busy))
+    }
 }

@@ -67,6 +67,46 @@ extension Doctor {
         }
     }
 
+    /// Reports (and unless `dryRun` removes) the spares a prefsd that is
+    /// gone left beside its domains (``ReplacementSpares``): they hold an
+    /// earlier state of the domain, values the app removed included. Under
+    /// the domain's lock (taken without waiting: a writer at work is left
+    /// alone), a `.spare.prev` is always a dead replacement's, and a
+    /// `.spare` is stale when its own `flock` is free (a live prefsd holds
+    /// its spares locked from before it lets go of the domain's lock).
+    func checkStaleSpares(dryRun: Bool, into report: inout DoctorReport) {
+        for directory in preferenceDirectories() where DirectoryTree.isDirectoryNotLink(directory) {
+            let names = ((try? FileSystem.directoryEntries(directory)) ?? []).sorted()
+            for name in names {
+                guard let file = Self.domainFileOfSpare(name) else { continue }
+                let path = directory + "/" + name
+                let problem = "prefsd's spare \(path) left by a prefsd that is gone"
+                guard let held = try? FileLock.exclusiveIfFree(path: directory + "/." + file + ".lock") else { continue }
+                defer { held.unlock() }
+                guard name.hasSuffix(ReplacementSpares.previousSuffix) || ReplacementSpares.isStale(path) else { continue }
+                if dryRun {
+                    report.findings.append(DoctorFinding(problem: problem, repair: "would remove it", outcome: .wouldRepair))
+                    continue
+                }
+                do {
+                    try FileSystem.removeFile(path)
+                    report.findings.append(DoctorFinding(problem: problem, repair: "removed it", outcome: .repaired))
+                } catch {
+                    report.findings.append(DoctorFinding(problem: problem, repair: "repair failed: \(error)", outcome: .notRepaired))
+                }
+            }
+        }
+    }
+
+    /// `X.plist` for a spare's name, `.X.plist.spare` or `.X.plist.spare.prev`, else `nil`.
+    static func domainFileOfSpare(_ name: String) -> String? {
+        let spare = ReplacementSpares.spareSuffix, previous = spare + ReplacementSpares.previousSuffix
+        guard name.hasPrefix(".") else { return nil }
+        let stem = name.hasSuffix(previous) ? name.dropLast(previous.count) : name.hasSuffix(spare) ? name.dropLast(spare.count) : nil
+        guard let file = stem?.dropFirst(), file.hasSuffix(".plist"), file.count > 6 else { return nil }
+        return String(file)
+    }
+
     /// `X.plist` for a name `.X.plist.<random>.tmp`, else `nil`.
     static func domainFileOfTemporaryFile(_ name: String) -> String? {
         guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
