@@ -6,10 +6,16 @@ import ContainersTestSupport
 
 /// `doctor` and the `.<domain>.plist.<random>.tmp` files of killed preference writers.
 @Suite struct PreferenceTemporaryFileTests {
-    @Test(arguments: [(".com.ex.a.plist.Ab3dE6gH.tmp", "com.ex.a.plist"), (".com.ex.a.plist.tmp", nil),
-                      ("com.ex.a.plist", nil), (".registry.plist.x.y", nil), (".a.b.plist.Q1.tmp", "a.b.plist")] as [(String, String?)])
-    func temporaryFileNamesAreRecognised(_ name: String, _ file: String?) {
-        #expect(Doctor.domainFileOfTemporaryFile(name) == file)
+    /// Names of leftovers, and the domain file each belongs to as a
+    /// temporary file and as a spare (`nil`: not one).
+    @Test(arguments: [(".com.ex.a.plist.Ab3dE6gH.tmp", "com.ex.a.plist", nil), (".com.ex.a.plist.tmp", nil, nil),
+                      ("com.ex.a.plist", nil, nil), (".registry.plist.x.y", nil, nil), (".a.b.plist.Q1.tmp", "a.b.plist", nil),
+                      (".com.ex.a.plist.spare", nil, "com.ex.a.plist"), (".com.ex.a.plist.spare.prev", nil, "com.ex.a.plist"),
+                      (".plist.spare", nil, nil), ("com.ex.a.plist.spare", nil, nil), (".com.ex.a.plist.spare.old", nil, nil),
+                      (".com.ex.a.spare", nil, nil)] as [(String, String?, String?)])
+    func leftoverNamesAreRecognised(_ name: String, _ temporaryOf: String?, _ spareOf: String?) {
+        #expect(Doctor.domainFileOfTemporaryFile(name) == temporaryOf)
+        #expect(Doctor.domainFileOfSpare(name) == spareOf)
     }
 
     @Test func doctorRemovesADeadWritersTemporaryFilesButNotALiveOnes() throws {
@@ -34,13 +40,6 @@ import ContainersTestSupport
                 == dead.map { "temporary file \($0) left by an interrupted preference write" }.sorted())
         for path in dead { #expect(!FileSystem.exists(path)) }
         #expect(FileSystem.exists(live), "a writer holds that domain's lock: its file is left alone")
-    }
-
-    @Test(arguments: [(".com.ex.a.plist.spare", "com.ex.a.plist"), (".com.ex.a.plist.spare.prev", "com.ex.a.plist"),
-                      (".plist.spare", nil), ("com.ex.a.plist.spare", nil), (".com.ex.a.plist.spare.old", nil),
-                      (".com.ex.a.spare", nil)] as [(String, String?)])
-    func spareNamesAreRecognised(_ name: String, _ file: String?) {
-        #expect(Doctor.domainFileOfSpare(name) == file)
     }
 
     /// A dead prefsd's spares (`.<domain>.plist.spare`, whose `flock` is

@@ -90,7 +90,6 @@ public struct Doctor: ContainerOperation, Sendable {
         var report = DoctorReport()
         if !FileSystem.exists(layout.applicationsDirectory) && !FileSystem.exists(layout.groupsDirectory) {
             checkPreferenceTemporaryFiles(dryRun: dryRun, into: &report)
-            checkStaleSpares(dryRun: dryRun, into: &report)
             return report
         }
         let lock = try registry.lock()
@@ -98,7 +97,6 @@ public struct Doctor: ContainerOperation, Sendable {
         let pending = checkJournal(dryRun: dryRun, environment: environment, hookTimeout: hookTimeout, into: &report)
         checkRegistryAndFiles(dryRun: dryRun, keeping: pending, into: &report)
         checkPreferenceTemporaryFiles(dryRun: dryRun, into: &report)
-        checkStaleSpares(dryRun: dryRun, into: &report)
         return report
     }
 

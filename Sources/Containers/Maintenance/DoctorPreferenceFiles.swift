@@ -17,7 +17,10 @@ extension Doctor {
     }
 
     /// Reports (and unless `dryRun` removes) the `.<file>.<random>.tmp`
-    /// files that a preference writer killed mid-write left.
+    /// files that a preference writer killed mid-write left, and the spares
+    /// a prefsd that is gone left beside its domains (``ReplacementSpares``:
+    /// `.<file>.spare`, `.<file>.spare.prev`), which hold an earlier state of
+    /// the domain, values the app removed included.
     ///
     /// A writer creates its temporary file while it holds the domain's lock
     /// (`.<file>.lock`), so a temporary file whose lock is free belongs to a
@@ -41,49 +44,25 @@ extension Doctor {
         for directory in preferenceDirectories() where DirectoryTree.isDirectoryNotLink(directory) {
             let names = ((try? FileSystem.directoryEntries(directory)) ?? []).sorted()
             for name in names {
-                guard let file = Self.domainFileOfTemporaryFile(name) else { continue }
                 let path = directory + "/" + name
-                let lockPath = directory + "/." + file + ".lock"
+                let file: String, problem: String, isSpare: Bool
+                if let f = Self.domainFileOfTemporaryFile(name) {
+                    (file, problem, isSpare) = (f, "temporary file \(path) left by an interrupted preference write", false)
+                } else if let f = Self.domainFileOfSpare(name) {
+                    (file, problem, isSpare) = (f, "prefsd's spare \(path) left by a prefsd that is gone", true)
+                } else {
+                    continue
+                }
                 let held: FileLock?
-                do { held = try FileLock.exclusiveIfFree(path: lockPath) } catch {
-                    report.findings.append(DoctorFinding(problem: "temporary file \(path) left by an interrupted preference write",
-                                                         repair: "cannot check its lock: \(error)", outcome: .notRepaired))
+                do { held = try FileLock.exclusiveIfFree(path: directory + "/." + file + ".lock") } catch {
+                    report.findings.append(DoctorFinding(problem: problem, repair: "cannot check its lock: \(error)", outcome: .notRepaired))
                     continue
                 }
                 guard let held else { continue }  // a writer is at work on that domain
                 defer { held.unlock() }
-                let problem = "temporary file \(path) left by an interrupted preference write"
-                if dryRun {
-                    report.findings.append(DoctorFinding(problem: problem, repair: "would remove it", outcome: .wouldRepair))
-                    continue
-                }
-                do {
-                    try FileSystem.removeFile(path)
-                    report.findings.append(DoctorFinding(problem: problem, repair: "removed it", outcome: .repaired))
-                } catch {
-                    report.findings.append(DoctorFinding(problem: problem, repair: "repair failed: \(error)", outcome: .notRepaired))
-                }
-            }
-        }
-    }
-
-    /// Reports (and unless `dryRun` removes) the spares a prefsd that is
-    /// gone left beside its domains (``ReplacementSpares``): they hold an
-    /// earlier state of the domain, values the app removed included. Under
-    /// the domain's lock (taken without waiting: a writer at work is left
-    /// alone), a `.spare.prev` is always a dead replacement's, and a
-    /// `.spare` is stale when its own `flock` is free (a live prefsd holds
-    /// its spares locked from before it lets go of the domain's lock).
-    func checkStaleSpares(dryRun: Bool, into report: inout DoctorReport) {
-        for directory in preferenceDirectories() where DirectoryTree.isDirectoryNotLink(directory) {
-            let names = ((try? FileSystem.directoryEntries(directory)) ?? []).sorted()
-            for name in names {
-                guard let file = Self.domainFileOfSpare(name) else { continue }
-                let path = directory + "/" + name
-                let problem = "prefsd's spare \(path) left by a prefsd that is gone"
-                guard let held = try? FileLock.exclusiveIfFree(path: directory + "/." + file + ".lock") else { continue }
-                defer { held.unlock() }
-                guard name.hasSuffix(ReplacementSpares.previousSuffix) || ReplacementSpares.isStale(path) else { continue }
+                // A `.spare.prev` lives only inside a replacement, under the domain's lock
+                // held now; a `.spare` is a live prefsd's while its own `flock` is held.
+                if isSpare && !name.hasSuffix(ReplacementSpares.previousSuffix) && !ReplacementSpares.isStale(path) { continue }
                 if dryRun {
                     report.findings.append(DoctorFinding(problem: problem, repair: "would remove it", outcome: .wouldRepair))
                     continue
