@@ -21,10 +21,23 @@ final class ManagedWatch {
         self.managed = managed
     }
 
+    /// After the loop drained `paths` from the watcher (`overflowed`: events
+    /// were lost or a watched directory went away; also the start): when
+    /// they concern the managed directory or the way to it, watches it if
+    /// it exists and reads it again, returning the contents before and
+    /// after. Else `nil`, at no cost: no turn looks for a missing directory.
+    func refresh(_ watcher: DirectoryWatcher, after paths: [String], overflowed: Bool)
+        -> (old: [Domain: [PlistKey: PlistValue]], new: [Domain: [PlistKey: PlistValue]])? {
+        guard overflowed || concerns(paths) else { return nil }
+        watchIfPresent(watcher)
+        return reread()
+    }
+
     /// Watches the managed directory if it exists and is not watched yet:
     /// true when it started watching now. Else watches the nearest
     /// directory above it that exists (``ancestor``) and looks once more,
     /// for a managed directory made between the two looks.
+    @discardableResult
     func watchIfPresent(_ watcher: DirectoryWatcher) -> Bool {
         if watcher.isWatching(managed.directory) { return false }
         looks += 1

@@ -108,7 +108,7 @@ public final class PrefsServer {
             }
         }
         cache.watchRegistry()
-        refreshManaged(changed: true)
+        refreshManaged(after: [], overflowed: true)
         if configuration.syncPasses {
             syncWatch = SyncWatch(root: configuration.root, log: configuration.log)
             syncWatch?.start()
@@ -160,7 +160,7 @@ public final class PrefsServer {
         // Direct edits first: a reply after this turn reflects every edit finished before it.
         if fds[1].revents != 0 {
             cache.handleFileEvents(isSubscribed: subscriptions.isSubscribed, changed: notifyExternal) { paths, overflowed in
-                refreshManaged(changed: overflowed || managedWatch?.concerns(paths) == true)
+                refreshManaged(after: paths, overflowed: overflowed)
             }
         }
         if fds[3].revents != 0 { finishJobs() }
