@@ -69,6 +69,19 @@ public final class ReplacementSpares {
         FileSystem.parentDirectory(path) + "/." + FileSystem.lastComponent(path) + spareSuffix
     }
 
+    /// The name of the file whose spare `name` is: `X` for `.X.spare` and
+    /// `.X.spare.prev` (``spareName(of:)`` the other way), else `nil`. By
+    /// bytes: a name is a file's bytes, never compared as text.
+    public static func fileName(ofSpare name: String) -> String? {
+        let bytes = name.utf8
+        guard bytes.first == UInt8(ascii: ".") else { return nil }
+        for suffix in [spareSuffix + previousSuffix, spareSuffix]
+        where bytes.count > suffix.utf8.count + 1 && bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) {
+            return String(decoding: bytes.dropFirst().dropLast(suffix.utf8.count), as: UTF8.self)
+        }
+        return nil
+    }
+
     /// How a spare's name ends (`.<name>.spare`), and what is added to it
     /// for the moment the previous file is linked there during a
     /// replacement (`.<name>.spare.prev`).

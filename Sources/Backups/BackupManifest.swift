@@ -1,5 +1,6 @@
 import AppHomeSystem
 import Containers
+import Preferences
 import PropertyList
 
 /// One item of an app's home recorded in a backup.
@@ -420,15 +421,10 @@ public struct BackupManifest: Equatable, Sendable, BundleVersioned {
     /// be in it. Backups leave spares out, and a restore does not write back
     /// one that a backup taken before holds.
     static func isPreferencesSpare(_ relativePath: String) -> Bool {
-        // By bytes: a name is a file's bytes, never compared as text.
         let directory = "Library/Preferences/".utf8
         guard relativePath.utf8.starts(with: directory) else { return false }
         let name = relativePath.utf8.dropFirst(directory.count)
-        guard name.first == UInt8(ascii: "."), !name.contains(UInt8(ascii: "/")) else { return false }
-        let spare = ".plist" + ReplacementSpares.spareSuffix
-        return [spare, spare + ReplacementSpares.previousSuffix].contains { suffix in
-            name.count > suffix.utf8.count + 1 && name.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
-        }
+        return !name.contains(UInt8(ascii: "/")) && FilePreferenceStore.domainFile(ofSpare: String(Substring(name))) != nil
     }
 
     /// The directory part of a relative path (`""` for a top-level item).

@@ -111,6 +111,13 @@ public struct FilePreferenceStore: PreferenceStore {
         name.hasSuffix(".tmp") || name.hasSuffix(".pending")
     }
 
+    /// The domain file (`X.plist`) whose prefsd spare `name` is
+    /// (`.X.plist.spare` or `.X.plist.spare.prev`), else `nil`.
+    public static func domainFile(ofSpare name: String) -> String? {
+        guard let file = ReplacementSpares.fileName(ofSpare: name), file.utf8.count > 6, file.hasSuffix(".plist") else { return nil }
+        return file
+    }
+
     /// Removes `.<name>.<random>.tmp` files that a writer killed mid-write
     /// left beside `path`. Only called with the domain's lock held: every
     /// writer creates its temporary file under that lock, so any such file

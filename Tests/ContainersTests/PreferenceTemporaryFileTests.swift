@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Containers
 import ContainersTestSupport
+import Preferences
 
 /// `doctor` and the `.<domain>.plist.<random>.tmp` files of killed preference writers.
 @Suite struct PreferenceTemporaryFileTests {
@@ -15,7 +16,7 @@ import ContainersTestSupport
                       (".com.ex.a.spare", nil, nil)] as [(String, String?, String?)])
     func leftoverNamesAreRecognised(_ name: String, _ temporaryOf: String?, _ spareOf: String?) {
         #expect(Doctor.domainFileOfTemporaryFile(name) == temporaryOf)
-        #expect(Doctor.domainFileOfSpare(name) == spareOf)
+        #expect(FilePreferenceStore.domainFile(ofSpare: name) == spareOf)
     }
 
     @Test func doctorRemovesADeadWritersTemporaryFilesButNotALiveOnes() throws {

@@ -48,7 +48,7 @@ extension Doctor {
                 let file: String, problem: String, isSpare: Bool
                 if let f = Self.domainFileOfTemporaryFile(name) {
                     (file, problem, isSpare) = (f, "temporary file \(path) left by an interrupted preference write", false)
-                } else if let f = Self.domainFileOfSpare(name) {
+                } else if let f = FilePreferenceStore.domainFile(ofSpare: name) {
                     (file, problem, isSpare) = (f, "prefsd's spare \(path) left by a prefsd that is gone", true)
                 } else {
                     continue
@@ -75,15 +75,6 @@ extension Doctor {
                 }
             }
         }
-    }
-
-    /// `X.plist` for a spare's name, `.X.plist.spare` or `.X.plist.spare.prev`, else `nil`.
-    static func domainFileOfSpare(_ name: String) -> String? {
-        let spare = ReplacementSpares.spareSuffix, previous = spare + ReplacementSpares.previousSuffix
-        guard name.hasPrefix(".") else { return nil }
-        let stem = name.hasSuffix(previous) ? name.dropLast(previous.count) : name.hasSuffix(spare) ? name.dropLast(spare.count) : nil
-        guard let file = stem?.dropFirst(), file.hasSuffix(".plist"), file.count > 6 else { return nil }
-        return String(file)
     }
 
     /// `X.plist` for a name `.X.plist.<random>.tmp`, else `nil`.
