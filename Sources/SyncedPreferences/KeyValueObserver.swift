@@ -15,9 +15,8 @@ public final class KeyValueObserver {
     private let watcher = DirectoryWatcher()
     private let directory: String
     private let path: String
-    /// The directory whose notices ``lastSequence`` counts (device and
-    /// inode; `nil` while it is missing).
-    private var directoryIdentity: (device: UInt64, inode: UInt64)?
+    /// The directory whose notices ``lastSequence`` counts.
+    private var counted: DirectoryIdentity?
     /// The last sequence number delivered.
     public private(set) var lastSequence: Int
 
@@ -27,7 +26,7 @@ public final class KeyValueObserver {
         directory = sync.directory
         path = sync.eventsPath(store)
         watcher.watch(directory)
-        directoryIdentity = FileStatus.of(directory).map { ($0.device, $0.inode) }
+        counted = DirectoryIdentity(directory)
         lastSequence = EventFile.read(path).last?.sequence ?? 0
     }
 
@@ -37,12 +36,11 @@ public final class KeyValueObserver {
         let deadline = SystemClock.monotonicSeconds() + timeout
         while true {
             // Watched before it is read: a notice written after the read is an event.
-            let watching = watcher.fd >= 0 && (watcher.isWatching(directory) || watcher.watch(directory))
-            let identity = FileStatus.of(directory).map { ($0.device, $0.inode) }
-            if let identity, directoryIdentity.map({ $0 != identity }) ?? true {
-                // Another directory than the one counted (or one again after none): its notices are all new.
-                if directoryIdentity != nil { lastSequence = 0 }
-                directoryIdentity = identity
+            let watching = watcher.watch(directory)   // true at once when it is watched already
+            if let now = DirectoryIdentity(directory), now != counted {
+                // Another directory than the one counted: its notices are all new.
+                if counted != nil { lastSequence = 0 }
+                counted = now
             }
             let fresh = EventFile.read(path).filter { $0.sequence > lastSequence }
             if let last = fresh.last {
@@ -57,5 +55,15 @@ public final class KeyValueObserver {
             _ = poll(&fds, 1, ms)
             _ = watcher.drain()
         }
+    }
+}
+
+/// A directory as itself, not its name: device and inode.
+private struct DirectoryIdentity: Equatable {
+    let device: UInt64, inode: UInt64
+
+    init?(_ path: String) {
+        guard let status = FileStatus.of(path) else { return nil }
+        (device, inode) = (status.device, status.inode)
     }
 }

@@ -204,7 +204,6 @@ final class DomainCache {
         return true
     }
 
-
     /// After a commit of the file at `path` that wrote `contents`, which left
     /// the file with `status` (taken under the domain's lock: a `stat` here,
     /// after the lock, could already see another writer's file and pair it
