@@ -38,15 +38,19 @@ public enum FileSystem {
 
     /// The directory part of `path` (`/` for a top-level entry, `.` for a bare name).
     public static func parentDirectory(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        if slash == path.startIndex { return "/" }
-        return String(path[..<slash])
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        if slash == bytes.startIndex { return "/" }
+        return String(Substring(bytes[..<slash]))
     }
 
-    /// The last component of `path`.
+    /// The last component of `path`. Both split at the last `/` byte, as the
+    /// kernel does: a `/` followed by a combining mark is one `Character`,
+    /// which a search of `Character`s would not find.
     public static func lastComponent(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(Substring(bytes[bytes.index(after: slash)...]))
     }
 
     /// Names in a directory (without `.` and `..`); empty when it does not exist.

@@ -127,6 +127,15 @@ struct SystemTests {
         #expect(Paths.trimmingTrailingSlashes(path) == expected)
     }
 
+    @Test(arguments: [("/a/b/c.plist", "/a/b", "c.plist"), ("/top", "/", "top"), ("bare", ".", "bare"),
+                      ("dir/", "dir", ""), ("/a/\u{301}x/f", "/a/\u{301}x", "f"), ("/a/b\u{301}/\u{301}f", "/a/b\u{301}", "\u{301}f")])
+    func pathsSplitAtTheirLastSlashByte(path: String, parent: String, last: String) {
+        // "/\u{301}" is one Character: a search of Characters finds no "/" in it.
+        #expect(FileSystem.parentDirectory(path) == parent)
+        #expect(FileSystem.lastComponent(path) == last)
+        #expect(Array(FileSystem.parentDirectory(path).utf8) == Array(parent.utf8), "the bytes, not an equal text")
+    }
+
     @Test func theDefaultRootFollowsAppHomeRootThenXDGThenHome() {
         #expect(Paths.defaultRoot(apphomeRoot: "/r", xdgDataHome: "/x", home: "/h") == "/r")
         #expect(Paths.defaultRoot(apphomeRoot: "", xdgDataHome: "/x", home: "/h") == "/x/apphome")
