@@ -22,10 +22,14 @@ import Glibc
 ///    spare is given up and a new one made);
 /// 2. the bytes are written at its start, it is cut to their length, set to
 ///    mode 0600 and `fdatasync`ed;
-/// 3. the target is linked to `.<name>.spare.prev`, the spare renamed over the
-///    target (a reader sees the old file or the new one, never a mix; a
-///    watcher sees the target moved in, as with a temporary file), and the
-///    old inode renamed to `.<name>.spare`, the next write's spare;
+/// 3. the spare and the target swap names in one call (`renameat2` with
+///    `RENAME_EXCHANGE`): a reader sees the old file or the new one, never a
+///    mix; a watcher sees the target moved in, as with a temporary file; and
+///    the old inode is now `.<name>.spare`, the next write's spare. Where
+///    names cannot be swapped (an old kernel or C library, a file system
+///    without it), or the target is missing or no regular file, the target
+///    is linked to `.<name>.spare.prev`, the spare renamed over the target
+///    and the old inode renamed to `.<name>.spare`;
 /// 4. the directory is `fsync`ed.
 ///
 /// The caller holds the target's writers' lock (``DomainCommit``'s), and
@@ -55,6 +59,12 @@ public final class ReplacementSpares {
     /// `fs.leases-enable` off) nobody can tell that a spare is unused, so
     /// every replacement is a new temporary file, as without this object.
     public private(set) var leasesWork = true
+    /// Whether this system swaps two names in one call (`renameat2` with
+    /// `RENAME_EXCHANGE`: Linux 3.15, and ext4, XFS, Btrfs, tmpfs among
+    /// others). Where it does not, a replacement links, renames and renames.
+    public private(set) var exchanges = true
+    /// How many replacements swapped the names in one call.
+    public private(set) var exchanged = 0
 
     public init(limit: Int = 64) {
         self.limit = max(1, limit)
@@ -153,6 +163,17 @@ public final class ReplacementSpares {
             _ = Syscalls.unlink(spareName)
             throw error
         }
+        if exchanges, isRegularFile(path) {
+            if Syscalls.exchange(spareName, path) == 0 {
+                close(fd)
+                closed = true
+                exchanged += 1
+                adopt(path, name: spareName)
+                FileSystem.syncDirectory(FileSystem.parentDirectory(path))
+                return
+            }
+            if errno == ENOSYS || errno == EINVAL { exchanges = false }
+        }
         let previous = spareName + Self.previousSuffix
         _ = Syscalls.unlink(previous)
         let kept = link(path, previous) == 0
@@ -172,6 +193,13 @@ public final class ReplacementSpares {
             }
         }
         FileSystem.syncDirectory(FileSystem.parentDirectory(path))
+    }
+
+    /// Whether `path` names a regular file (not following a link): what
+    /// an exchange may move to the spare's name.
+    private func isRegularFile(_ path: String) -> Bool {
+        var st = stat()
+        return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The descriptor of a spare for `path` that may be written: the one

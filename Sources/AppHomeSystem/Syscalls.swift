@@ -23,7 +23,8 @@ import Synchronization
 /// cost a `defaults read` a tenth of its instructions.
 public enum SystemFaults {
     /// Decides, for a call (`"open"`, `"write"`, `"fsync"`, `"rename"`,
-    /// `"unlink"`, `"mkdir"`, `"flock"`) on a path, the `errno` it fails
+    /// `"exchange"` (a swap of two names, which a `"rename"` fault also
+    /// fails), `"unlink"`, `"mkdir"`, `"flock"`) on a path, the `errno` it fails
     /// with, or `nil` to make the real call.
     public typealias Injector = @Sendable (_ call: String, _ path: String) -> Int32?
 
@@ -117,8 +118,49 @@ enum Syscalls {
         return Glibc.mkdir(path, mode)
     }
 
+    /// Swaps the names `a` and `b` atomically (`renameat2` with
+    /// `RENAME_EXCHANGE`; both must exist). -1 with `ENOSYS` where the C
+    /// library has no `renameat2`, `EINVAL` where the file system cannot.
+    static func exchange(_ a: String, _ b: String) -> Int32 {
+        if let e = SystemFaults.injected("exchange", b) ?? SystemFaults.injected("rename", b) { errno = e; return -1 }
+        guard let renameat2 = Self.renameat2 else { errno = ENOSYS; return -1 }
+        return renameat2(AT_FDCWD, a, AT_FDCWD, b, 2 /* RENAME_EXCHANGE */)
+    }
+
+    /// glibc's `renameat2` (2.28), which the Swift Glibc module does not
+    /// declare (it needs `_GNU_SOURCE`): looked up at run time.
+    private static let renameat2: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
+    }()
+
     static func lock(_ fd: Int32, _ operation: Int32, path: String) -> Int32 {
         if let e = SystemFaults.injected("flock", path) { errno = e; return -1 }
         return flock(fd, operation)
     }
+}
+
+/// `poll` with a timeout finer than `poll`'s whole milliseconds.
+public enum Polling {
+    /// Waits until one of `fds` is ready or `seconds` have passed (`ppoll`);
+    /// returns what `poll` returns. Where the C library has no `ppoll`, it
+    /// looks once and, if nothing is ready, sleeps `seconds` and looks again.
+    public static func wait(_ fds: inout [pollfd], seconds: Double) -> Int32 {
+        let whole = max(0, seconds)
+        var timeout = timespec(tv_sec: Int(whole), tv_nsec: Int((whole - Double(Int(whole))) * 1e9))
+        guard let ppoll else {
+            let n = poll(&fds, nfds_t(fds.count), 0)
+            if n != 0 { return n }
+            nanosleep(&timeout, nil)
+            return poll(&fds, nfds_t(fds.count), 0)
+        }
+        return fds.withUnsafeMutableBufferPointer { ppoll($0.baseAddress, nfds_t($0.count), &timeout, nil) }
+    }
+
+    /// glibc's `ppoll`, which the Swift Glibc module does not declare (it
+    /// needs `_GNU_SOURCE`): looked up at run time.
+    private static let ppoll: (@convention(c) (UnsafeMutablePointer<pollfd>?, nfds_t, UnsafePointer<timespec>?, UnsafeRawPointer?) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ppoll") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<pollfd>?, nfds_t, UnsafePointer<timespec>?, UnsafeRawPointer?) -> Int32).self)
+    }()
 }

@@ -60,6 +60,51 @@ import TestSupport
         }
     }
 
+    @Test func aReplacementSwapsTheSpareAndTheFileInOneCall() throws {
+        try Self.inScratch { dir, file, spare in
+            let spares = ReplacementSpares()
+            try spares.replace(Array("one".utf8), at: file)
+            #expect(spares.exchanged == 0, "nothing to swap with yet")
+            try spares.replace(Array("two".utf8), at: file)
+            try spares.replace(Array("three".utf8), at: file)
+            #expect(spares.exchanges && spares.exchanged == 2)
+            #expect(try Self.text(file) == "three")
+            #expect(try Self.text(spare) == "two", "the replaced file is the spare, whole")
+            #expect(!FileSystem.exists(spare + ".prev"), "no link on the way")
+        }
+    }
+
+    @Test func whereNamesCannotBeSwappedTheFileIsLinkedAndRenamed() throws {
+        try Self.inScratch { dir, file, spare in
+            let spares = ReplacementSpares()
+            try spares.replace(Array("one".utf8), at: file)
+            let first = try #require(Self.inode(file))
+            // An old kernel or C library, or a file system without RENAME_EXCHANGE.
+            try SystemFaults.injecting({ call, _ in call == "exchange" ? EINVAL : nil }) {
+                try spares.replace(Array("two".utf8), at: file)
+            }
+            #expect(!spares.exchanges && spares.exchanged == 0)
+            #expect(try Self.text(file) == "two")
+            #expect(Self.inode(spare) == first, "the replaced inode is still kept as the spare")
+            try spares.replace(Array("three".utf8), at: file)
+            #expect(try Self.text(file) == "three")
+            #expect(spares.reused == 1 && spares.exchanged == 0, "the spare is written, without swapping")
+            #expect(!FileSystem.exists(spare + ".prev"))
+        }
+    }
+
+    @Test func aDirectoryInTheFilesPlaceIsNotMovedAside() throws {
+        try Self.inScratch { dir, file, spare in
+            let spares = ReplacementSpares()
+            try spares.replace(Array("one".utf8), at: file)
+            try spares.replace(Array("two".utf8), at: file)
+            #expect(unlink(file) == 0 && mkdir(file, 0o700) == 0 && mkdir(file + "/inside", 0o700) == 0)
+            #expect(throws: SystemError.self) { try spares.replace(Array("three".utf8), at: file) }
+            #expect(FileSystem.isDirectory(file + "/inside"), "the directory stays where it was")
+            #expect(!FileSystem.exists(spare) && !FileSystem.exists(spare + ".prev"))
+        }
+    }
+
     @Test func aSpareSomeoneStillReadsIsNotWritten() throws {
         try Self.inScratch { dir, file, spare in
             let spares = ReplacementSpares()

@@ -125,6 +125,8 @@ final class ServiceFixture {
         // spare; the other six went into it (the direct write in between
         // left prefsd's spare alone).
         #expect(status["commitsIntoSpares"] == .integer(6))
+        // The first commit renamed a new file in; each later one swapped names with the file it replaced.
+        #expect(status["commitsSwappingNames"] == .integer(7))
         let path = try store.location(of: domain, scope: .anyHost)
         #expect(FileSystem.exists(ReplacementSpares.spareName(of: path)))
     }

@@ -92,6 +92,7 @@ extension PrefsServer {
             "writes": .integer(Int128(counters.writes)),
             "commits": .integer(Int128(counters.commits)),
             "commitsIntoSpares": .integer(Int128(spares.reused)),
+            "commitsSwappingNames": .integer(Int128(spares.exchanged)),
             "notifications": .integer(Int128(counters.notifications)),
             "durability": .string("write-through, group commit"),
         ]

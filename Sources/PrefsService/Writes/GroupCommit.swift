@@ -43,8 +43,6 @@ extension PrefsServer {
 
     /// The longest a turn waits for writers (see ``gatherWriters()``).
     static let gatherLimit = 0.000_25
-    /// How long the wait sleeps between looks.
-    static let gatherStep = 0.000_02
 
     /// Before a turn's commit, when it has writes: the clients whose writes
     /// the last commit acknowledged usually send their next one within
@@ -70,14 +68,9 @@ extension PrefsServer {
             if left <= 0 { break }
             expected = expected.filter { clients[$0] != nil }
             var fds = expected.map { pollfd(fd: clients[$0]!.fd, events: Int16(POLLIN), revents: 0) }
-            // `poll` waits in whole milliseconds: look, then sleep a short step.
-            let n = poll(&fds, nfds_t(fds.count), 0)
+            let n = Polling.wait(&fds, seconds: left)
             if n < 0 && errno != EINTR { break }
-            if n <= 0 {
-                var step = timespec(tv_sec: 0, tv_nsec: Int(min(left, Self.gatherStep) * 1e9))
-                nanosleep(&step, nil)
-                continue
-            }
+            if n <= 0 { continue }
             let ready = zip(expected, fds).filter { $0.1.revents != 0 }
             readRequests(ready.map(\.0), events: ready.map(\.1.revents), now: UnixSocket.now())
             let done = Set(ready.map(\.0))
