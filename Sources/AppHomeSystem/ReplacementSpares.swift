@@ -65,6 +65,9 @@ public final class ReplacementSpares {
     public private(set) var exchanges = true
     /// How many replacements swapped the names in one call.
     public private(set) var exchanged = 0
+    /// Seconds spent waiting for the disk (`fdatasync` of spares, `fsync`
+    /// of directories) in replacements into spares.
+    public private(set) var flushSeconds = 0.0
 
     public init(limit: Int = 64) {
         self.limit = max(1, limit)
@@ -169,7 +172,7 @@ public final class ReplacementSpares {
                 closed = true
                 exchanged += 1
                 adopt(path, name: spareName)
-                FileSystem.syncDirectory(FileSystem.parentDirectory(path))
+                syncDirectory(of: path)
                 return
             }
             if errno == ENOSYS || errno == EINVAL { exchanges = false }
@@ -192,7 +195,14 @@ public final class ReplacementSpares {
                 _ = Syscalls.unlink(previous)
             }
         }
+        syncDirectory(of: path)
+    }
+
+    /// `fsync`s the directory of `path`, counting the wait in ``flushSeconds``.
+    private func syncDirectory(of path: String) {
+        let start = SystemClock.monotonicSeconds()
         FileSystem.syncDirectory(FileSystem.parentDirectory(path))
+        flushSeconds += SystemClock.monotonicSeconds() - start
     }
 
     /// Whether `path` names a regular file (not following a link): what
@@ -304,6 +314,8 @@ public final class ReplacementSpares {
         guard ftruncate(fd, off_t(bytes.count)) == 0 else { throw SystemError("truncate", path: name, errno: errno) }
         guard fchmod(fd, 0o600) == 0 else { throw SystemError("chmod", path: name, errno: errno) }
         if let e = SystemFaults.injected("fsync", name) { throw SystemError("fsync", path: name, errno: e) }
+        let start = SystemClock.monotonicSeconds()
+        defer { flushSeconds += SystemClock.monotonicSeconds() - start }
         guard fdatasync(fd) == 0 else { throw SystemError("fsync", path: name, errno: errno) }
     }
 }

@@ -22,9 +22,12 @@ import Synchronization
 ///     prefsbench status --socket S --root R
 ///         prefsd's status reply (counters: reads, writes, commits).
 ///     prefsbench storm --socket S --root R --clients C --count N
-///         C connections on C threads, N writes each (one key per client), all at once.
+///         C connections on C threads, N writes each (one key per client), all at once;
+///         then where prefsd's turns spent their time during it (`status`'s `writeTurns`).
 ///
-/// Results: `<name> ops=<n> ops_per_s=<x> p50_us=<x> p99_us=<x> p90_us=<x> p999_us=<x> max_us=<x>`.
+/// Results: `<name> ops=<n> ops_per_s=<x> p50_us=<x> p99_us=<x> p90_us=<x> p999_us=<x> max_us=<x>`;
+/// after a storm, `<name>-turns turns=<n> writes_per_commit=<x>` and the mean
+/// µs of a turn's `reading`, `gathering`, `committing`, `flushing`, `replying`.
 public struct PrefsBench {
     private let mode: String
     private let options: [String: String]
@@ -147,6 +150,8 @@ public struct PrefsBench {
         let clients = Int(try option("clients", "10")) ?? 10
         let tally = StormTally()
         let socket = try option("socket"), root = try option("root")
+        let status = try connect()
+        let before = try Self.step("status: ") { try status.call(.status) }
         let start = UnixSocket.now()
         for worker in 0..<clients {
             let started = DetachedThread.start {
@@ -172,5 +177,31 @@ public struct PrefsBench {
         let elapsed = UnixSocket.now() - start
         if tally.failures.load(ordering: .relaxed) > 0 { throw BenchFailure("\(tally.failures.load(ordering: .relaxed)) client(s) failed") }
         Self.report("prefsd-storm-\(clients)", tally.latencies.withLock { $0 }, elapsed: elapsed)
+        let after = try Self.step("status: ") { try status.call(.status) }
+        Self.out(Self.turns("prefsd-storm-\(clients)-turns", before: before, after: after))
+    }
+
+    /// The storm's share of two `status` replies: how many turns committed
+    /// writes, how many writes a commit carried, and the mean µs of each phase of a turn.
+    static func turns(_ name: String, before: [PlistKey: PlistValue], after: [PlistKey: PlistValue]) -> String {
+        func number(_ reply: [PlistKey: PlistValue], _ key: String, in group: String? = nil) -> Double {
+            var value = group.map { reply[PlistKey($0)] } ?? reply[PlistKey(key)]
+            if group != nil, case .dictionary(let d)? = value { value = d[PlistKey(key)] }
+            switch value {
+            case .integer(let n)?: return Double(n)
+            case .real(let x)?: return x
+            default: return 0
+            }
+        }
+        let turns = number(after, "turns", in: "writeTurns") - number(before, "turns", in: "writeTurns")
+        let commits = number(after, "commits") - number(before, "commits")
+        var line = "\(name) turns=\(Int(turns)) writes_per_commit="
+        let hundredths = commits > 0 ? Int((number(after, "writes") - number(before, "writes")) / commits * 100 + 0.5) : 0
+        line += "\(hundredths / 100)." + (hundredths % 100 < 10 ? "0" : "") + "\(hundredths % 100)"
+        for phase in ["reading", "gathering", "committing", "flushing", "replying"] {
+            let seconds = number(after, phase + "Seconds", in: "writeTurns") - number(before, phase + "Seconds", in: "writeTurns")
+            line += " \(phase)_us=\(turns > 0 ? Int(seconds / turns * 1e6) : 0)"
+        }
+        return line
     }
 }

@@ -127,6 +127,14 @@ final class ServiceFixture {
         #expect(status["commitsIntoSpares"] == .integer(6))
         // The first commit renamed a new file in; each later one swapped names with the file it replaced.
         #expect(status["commitsSwappingNames"] == .integer(7))
+        // Each write had a turn of its own, and each of those waited for the disk.
+        guard case .dictionary(let turns)? = status["writeTurns"], case .real(let flushing)? = turns["flushingSeconds"],
+              case .real(let committing)? = turns["committingSeconds"] else {
+            Issue.record("status has no writeTurns: \(status)")
+            return
+        }
+        #expect(turns["turns"] == .integer(8))
+        #expect(flushing > 0 && committing > 0)
         let path = try store.location(of: domain, scope: .anyHost)
         #expect(FileSystem.exists(ReplacementSpares.spareName(of: path)))
     }

@@ -41,6 +41,8 @@ public final class PrefsServer {
     private let credentials: CredentialServer?
     let started = UnixSocket.now()
     var counters = (reads: 0, writes: 0, commits: 0, notifications: 0)
+    /// Where the turns that committed writes spent their time (`status`).
+    var writeTurns = WriteTurnTimes()
     private var stopping = false
     /// Merges the synced key-value stores as other devices' logs arrive.
     private var syncWatch: SyncWatch?
@@ -172,9 +174,19 @@ public final class PrefsServer {
         if fds[0].revents != 0 { acceptClients() }
         let now = UnixSocket.now()
         readRequests(order, events: fds[4...].map(\.revents), now: now)
+        guard !writes.isEmpty else {
+            commitPending()
+            sendReplies(order, now: now)
+            return
+        }
+        let read = UnixSocket.now()
         gatherWriters()
+        let gathered = UnixSocket.now(), flushed = spares.flushSeconds
         commitPending()
+        let committed = UnixSocket.now()
         sendReplies(order, now: now)
+        writeTurns.add(reading: read - now, gathering: gathered - read, flushing: spares.flushSeconds - flushed,
+                       committing: committed - gathered, replying: UnixSocket.now() - committed)
     }
 
     /// Replies to the jobs that finished.

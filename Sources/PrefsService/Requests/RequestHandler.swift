@@ -93,6 +93,7 @@ extension PrefsServer {
             "commits": .integer(Int128(counters.commits)),
             "commitsIntoSpares": .integer(Int128(spares.reused)),
             "commitsSwappingNames": .integer(Int128(spares.exchanged)),
+            "writeTurns": writeTurns.status,
             "notifications": .integer(Int128(counters.notifications)),
             "durability": .string("write-through, group commit"),
         ]
