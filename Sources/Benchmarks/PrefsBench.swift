@@ -185,8 +185,10 @@ public struct PrefsBench {
     /// writes, how many writes a commit carried, and the mean µs of each phase of a turn.
     static func turns(_ name: String, before: [PlistKey: PlistValue], after: [PlistKey: PlistValue]) -> String {
         func number(_ reply: [PlistKey: PlistValue], _ key: String, in group: String? = nil) -> Double {
-            var value = group.map { reply[PlistKey($0)] } ?? reply[PlistKey(key)]
-            if group != nil, case .dictionary(let d)? = value { value = d[PlistKey(key)] }
+            var value = reply[PlistKey(group ?? key)]
+            if group != nil {
+                if case .dictionary(let d)? = value { value = d[PlistKey(key)] } else { value = nil }
+            }
             switch value {
             case .integer(let n)?: return Double(n)
             case .real(let x)?: return x

@@ -12,7 +12,10 @@ struct WriteTurnTimes {
     var gathering = 0.0
     /// Committing, without ``flushing``: locks, checks, encoding, writing, renaming.
     var committing = 0.0
-    /// Waiting for the disk inside the commits (`fdatasync`, `fsync` of directories).
+    /// Waiting for the disk inside the commits' replacements into spares
+    /// (`fdatasync`, `fsync` of the directory); a commit that makes a new
+    /// temporary file instead (no spare yet, no leases) counts its flushes
+    /// in ``committing``.
     var flushing = 0.0
     /// Sending the acknowledgements.
     var replying = 0.0
