@@ -76,14 +76,8 @@ public final class ChildProcess {
     /// glibc ≥ 2.29 has `posix_spawn_file_actions_addchdir_np` and ≥ 2.34
     /// `posix_spawn_file_actions_addclosefrom_np`, which the Swift Glibc
     /// module does not declare: looked up at run time.
-    private static let addChdir: FileAction? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return nil }
-        return unsafeBitCast(symbol, to: FileAction.self)
-    }()
-    private static let addCloseFrom: CloseFrom? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: CloseFrom.self)
-    }()
+    private static let addChdir = CLibrary.function("posix_spawn_file_actions_addchdir_np", as: FileAction.self)
+    private static let addCloseFrom = CLibrary.function("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self)
 
     /// The environment this process hands its children: `environ`, read
     /// only to pass it on (configuration comes from ``Configuration``).

@@ -145,10 +145,7 @@ public enum PeerIdentity {
 
     private typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
     /// glibc ≥ 2.36 has `pidfd_open`; the Swift Glibc module does not declare it.
-    private static let pidfdOpen: PidfdOpen? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open") else { return nil }
-        return unsafeBitCast(symbol, to: PidfdOpen.self)
-    }()
+    private static let pidfdOpen = CLibrary.function("pidfd_open", as: PidfdOpen.self)
 
     /// The sandbox of the peer of the connected Unix socket `fd` (its pid
     /// from `SO_PEERCRED` when the kernel has no `SO_PEERPIDFD`).

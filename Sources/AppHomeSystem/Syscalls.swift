@@ -129,10 +129,7 @@ enum Syscalls {
 
     /// glibc's `renameat2` (2.28), which the Swift Glibc module does not
     /// declare (it needs `_GNU_SOURCE`): looked up at run time.
-    private static let renameat2: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
-    }()
+    private static let renameat2 = CLibrary.function("renameat2", as: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
 
     static func lock(_ fd: Int32, _ operation: Int32, path: String) -> Int32 {
         if let e = SystemFaults.injected("flock", path) { errno = e; return -1 }
@@ -159,8 +156,5 @@ public enum Polling {
 
     /// glibc's `ppoll`, which the Swift Glibc module does not declare (it
     /// needs `_GNU_SOURCE`): looked up at run time.
-    private static let ppoll: (@convention(c) (UnsafeMutablePointer<pollfd>?, nfds_t, UnsafePointer<timespec>?, UnsafeRawPointer?) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ppoll") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<pollfd>?, nfds_t, UnsafePointer<timespec>?, UnsafeRawPointer?) -> Int32).self)
-    }()
+    private static let ppoll = CLibrary.function("ppoll", as: (@convention(c) (UnsafeMutablePointer<pollfd>?, nfds_t, UnsafePointer<timespec>?, UnsafeRawPointer?) -> Int32).self)
 }

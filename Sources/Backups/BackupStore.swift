@@ -368,10 +368,7 @@ public struct BackupStore: Sendable {
 
     /// glibc's `syncfs`, which the Swift Glibc module does not declare (it
     /// needs `_GNU_SOURCE`): looked up at run time.
-    private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
-    }()
+    private static let syncfs = CLibrary.function("syncfs", as: (@convention(c) (Int32) -> Int32).self)
 
     /// A new temp file in `.incoming`: the lock holder is the only writer
     /// there, and `open()` emptied it.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AppHomeSystem
 
 /// Prepares the process's heap for a large conversion (`plutil` alone: it runs
 /// one command and exits).
@@ -20,8 +21,7 @@ enum LargeInput {
     static func prepareHeap(forInputBytes bytes: Int) {
         guard bytes >= threshold else { return }
         // mallopt(3) is in <malloc.h>, which Swift's Glibc module does not import.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+        guard let mallopt = CLibrary.function("mallopt", as: (@convention(c) (Int32, Int32) -> Int32).self) else { return }
         let (trimThreshold, topPad, mmapMax, arenaMax): (Int32, Int32, Int32, Int32) = (-1, -2, -4, -8)   // M_* of <malloc.h>
         let expected = min(bytes * 16, 4 << 30)
         _ = mallopt(arenaMax, 1)

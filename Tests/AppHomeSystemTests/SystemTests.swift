@@ -136,6 +136,13 @@ struct SystemTests {
         #expect(Array(FileSystem.parentDirectory(path).utf8) == Array(parent.utf8), "the bytes, not an equal text")
     }
 
+    @Test func cLibraryFunctionsAreFoundByNameAndCallable() {
+        let getpid = CLibrary.function("getpid", as: (@convention(c) () -> pid_t).self)
+        #expect(getpid?() == Glibc.getpid(), "the looked-up function is the C library's")
+        #expect(CLibrary.function("renameat2", as: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self) != nil)
+        #expect(CLibrary.function("apphome_no_such_function", as: (@convention(c) () -> Int32).self) == nil)
+    }
+
     @Test func theDefaultRootFollowsAppHomeRootThenXDGThenHome() {
         #expect(Paths.defaultRoot(apphomeRoot: "/r", xdgDataHome: "/x", home: "/h") == "/r")
         #expect(Paths.defaultRoot(apphomeRoot: "", xdgDataHome: "/x", home: "/h") == "/x/apphome")
