@@ -174,19 +174,16 @@ public final class PrefsServer {
         if fds[0].revents != 0 { acceptClients() }
         let now = UnixSocket.now()
         readRequests(order, events: fds[4...].map(\.revents), now: now)
-        guard !writes.isEmpty else {
-            commitPending()
-            sendReplies(order, now: now)
-            return
-        }
-        let read = UnixSocket.now()
+        let committing = !writes.isEmpty, read = UnixSocket.now()
         gatherWriters()
         let gathered = UnixSocket.now(), flushed = spares.flushSeconds
         commitPending()
         let committed = UnixSocket.now()
         sendReplies(order, now: now)
-        writeTurns.add(reading: read - now, gathering: gathered - read, flushing: spares.flushSeconds - flushed,
-                       committing: committed - gathered, replying: UnixSocket.now() - committed)
+        if committing {
+            writeTurns.add(reading: read - now, gathering: gathered - read, flushing: spares.flushSeconds - flushed,
+                           committing: committed - gathered, replying: UnixSocket.now() - committed)
+        }
     }
 
     /// Replies to the jobs that finished.
