@@ -3,16 +3,35 @@
 
 Times, alone (one process, no prefsd, nothing else of ours running), N cycles of
   - the I/O of one prefsd commit into a spare, as ReplacementSpares does it: pwrite,
-    ftruncate, fchmod and fdatasync of the spare, link, two renames, fsync of the
-    directory;
+    ftruncate, fchmod and fdatasync of the spare, one renameat2(RENAME_EXCHANGE) of
+    the spare and the domain (link and two renames where names cannot be swapped),
+    fsync of the directory;
   - a lone pwrite + fdatasync of a 300-byte file, the least any durable write costs.
 Every acknowledged write waits for its commit's I/O, so the storm's p99 cannot be
 below the first line's p99 on the same file system. DIR is made and removed.
 """
+import ctypes
 import os
 import shutil
 import sys
 import time
+
+RENAME_EXCHANGE = 2
+_libc = ctypes.CDLL(None, use_errno=True)
+_renameat2 = getattr(_libc, 'renameat2', None)
+AT_FDCWD = -100
+
+
+def exchange(a, b):
+    """Swaps the names a and b in one call; False where names cannot be swapped."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    e = ctypes.get_errno()
+    if e in (38, 22):  # ENOSYS, EINVAL: no swapping here
+        return False
+    raise OSError(e, os.strerror(e), a)
 
 
 def percentiles(samples):
@@ -45,9 +64,10 @@ def main():
             os.fchmod(fd, 0o600)
             os.fdatasync(fd)
             os.close(fd)
-            os.link(domain, previous)
-            os.rename(spare, domain)
-            os.rename(previous, spare)
+            if not exchange(spare, domain):
+                os.link(domain, previous)
+                os.rename(spare, domain)
+                os.rename(previous, spare)
             os.fsync(directory)
 
         def flush(i):
