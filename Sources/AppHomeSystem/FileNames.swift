@@ -13,6 +13,16 @@ public enum FileNames {
         String(validating: bytes, as: UTF8.self)
     }
 
+    /// Whether `name` is one entry of a directory, judged by its bytes: not
+    /// empty, not `.` or `..`, and without a `/` or NUL. `String.contains("/")`
+    /// compares characters, and a `/` followed by a combining mark is one
+    /// character that it does not find, though the kernel sees the slash.
+    public static func isSingleComponent(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return !bytes.isEmpty && !bytes.elementsEqual(".".utf8) && !bytes.elementsEqual("..".utf8)
+            && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
+    }
+
     /// How ``escaped(_:notation:)-(Sequence<UInt8>)`` writes what it escapes.
     public enum Notation: Sendable {
         /// For messages: `\\` for a backslash, `\xNN` for each byte of a control

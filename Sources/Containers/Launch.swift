@@ -23,7 +23,7 @@ extension ContainerManager {
         guard let bytes else { throw fail("Info.plist is missing") }
         guard let info = (try? PlistCodec.decode(bytes))?.dictionaryValue else { throw fail("Info.plist is not a dictionary") }
         guard case .string(let name)? = info["CFBundleExecutable"] else { throw fail("Info.plist has no CFBundleExecutable string") }
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
+        guard FileNames.isSingleComponent(name) else {
             throw fail("CFBundleExecutable '\(name)' is not a file name")
         }
         let path = app + "/" + name

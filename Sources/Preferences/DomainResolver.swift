@@ -75,7 +75,12 @@ public struct DomainResolver: Sendable {
         case .currentHost:
             return byHostDirectory + "/" + base + "." + (try hostIdentifier()) + ".plist"
         case .named(let host):
-            guard !host.isEmpty, !host.contains("/"), !host.contains(".."), !host.contains("\0") else {
+            // Bytes, not characters: "/" or NUL followed by a combining
+            // mark is one `Character` that `contains("/")` does not find,
+            // and the file system would still see the slash (or the C string end).
+            let bytes = Array(host.utf8)
+            guard !bytes.isEmpty, !bytes.contains(UInt8(ascii: "/")), !bytes.contains(0),
+                  !zip(bytes, bytes.dropFirst()).contains(where: { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") }) else {
                 throw .invalidHostName(host)
             }
             return byHostDirectory + "/" + base + "." + host + ".plist"

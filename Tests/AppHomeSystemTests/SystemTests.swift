@@ -127,6 +127,11 @@ struct SystemTests {
         #expect(Paths.trimmingTrailingSlashes(path) == expected)
     }
 
+    @Test func aSingleComponentIsJudgedByItsBytes() {
+        for name in ["a", "a.b", "...", "..\u{301}", "caf\u{e9}"] { #expect(FileNames.isSingleComponent(name), "\(name)") }
+        for name in ["", ".", "..", "a/b", "/", "a/\u{301}b", "/\u{301}", "a\u{0}b"] { #expect(!FileNames.isSingleComponent(name), "\(name)") }
+    }
+
     @Test(arguments: [("/a/b/c.plist", "/a/b", "c.plist"), ("/top", "/", "top"), ("bare", ".", "bare"),
                       ("dir/", "dir", ""), ("/a/\u{301}x/f", "/a/\u{301}x", "f"), ("/a/b\u{301}/\u{301}f", "/a/b\u{301}", "\u{301}f")])
     func pathsSplitAtTheirLastSlashByte(path: String, parent: String, last: String) {

@@ -5,6 +5,15 @@ import ContainersTestSupport
 import PropertyList
 
 @Suite struct AppBundleTests {
+    /// A bundle's directory name is one visible entry, judged by its bytes.
+    @Test func bundleNamesAreJudgedByTheirBytes() {
+        #expect(AppBundle.isValidBundleName("Sample.app"))
+        #expect(AppBundle.isValidBundleName("Caf\u{e9}.app"))
+        for name in ["Sample", ".app", ".Hidden.app", ".\u{301}Hidden.app", "a/\u{301}b.app", "a\u{0}.app", "x/\u{301}"] {
+            #expect(!AppBundle.isValidBundleName(name), "\(name)")
+        }
+    }
+
     @Test(arguments: [PlistFormat.xml, .binary, .openStep])
     func loadsInfoPlistInEveryFormat(_ format: PlistFormat) throws {
         let s = Scratch()

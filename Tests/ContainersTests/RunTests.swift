@@ -26,6 +26,29 @@ import ContainersTestSupport
         for line in expected { #expect(lines.contains(line), "\(line)") }
     }
 
+    /// `CFBundleExecutable` names a file inside the signed bundle, judged by
+    /// its bytes: "../" + U+0301 + "x" has no "/" character (the slash and
+    /// the mark are one), but the kernel reads it as the parent of the
+    /// bundle, the home the app itself can write.
+    @Test(arguments: ["../\u{301}Sample", "Resources/\u{301}", "..", ""])
+    func anExecutableOutsideTheBundleIsRefused(_ name: String) throws {
+        let s = Scratch()
+        let manager = ContainerManager(root: s.root)
+        var info = Scratch.info()
+        info["CFBundleExecutable"] = .string(name)
+        let home = try manager.install(try AppBundle(path: s.makeBundle(info: info))).home
+        try Data("#!/bin/sh\necho outside\n".utf8).write(to: URL(fileURLWithPath: home.path + "/\u{301}Sample"))
+        chmod(home.path + "/\u{301}Sample", 0o755)
+        #expect(throws: ContainersError.invalidBundle(path: home.app, reason: "CFBundleExecutable '\(name)' is not a file name")) {
+            _ = try manager.executable(of: try BundleIdentifier("com.example.Sample"))
+        }
+        info["CFBundleExecutable"] = .string("Sample")
+        info["CFBundleVersion"] = .string("2")
+        _ = try manager.update(try AppBundle(path: s.makeBundle("v2", info: info)))
+        let id = try BundleIdentifier("com.example.Sample")
+        #expect(try manager.executable(of: id) == manager.home(for: id).app + "/Sample")
+    }
+
     @Test func signalBecomes128PlusSignal() throws {
         let s = Scratch()
         let manager = ContainerManager(root: s.root)

@@ -58,6 +58,16 @@ import Testing
         }
     }
 
+    /// A slash or NUL that a combining mark follows is one `Character`
+    /// with it, but the file system still sees the byte.
+    @Test(arguments: ["a/\u{301}b", "a\u{0}\u{301}", "/\u{301}", "x..\u{301}", ""])
+    func aHostNameIsCheckedByItsBytes(_ name: String) {
+        let resolver = DomainResolver(root: "/r")
+        #expect(throws: PreferencesError.invalidHostName(name)) {
+            try resolver.path(for: .named("com.a"), scope: .named(name), hostIdentifier: { () throws(PreferencesError) -> String in "H" })
+        }
+    }
+
     @Test func routesAnInstalledAppsDomainToItsHome() throws {
         let resolver = DomainResolver(root: "/r", appPreferencesDirectory: { $0 == "com.app" ? "/r/Applications/U/Library/Preferences" : nil })
         let host = { () throws(PreferencesError) -> String in "H" }

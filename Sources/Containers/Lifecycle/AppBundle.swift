@@ -128,7 +128,9 @@ public struct AppBundle: Equatable, Sendable {
     /// Whether `name` can be a bundle directory inside a home: ends in
     /// `.app`, has a stem, and is one safe file-name component.
     public static func isValidBundleName(_ name: String) -> Bool {
+        // By bytes: a "." followed by a combining mark is one character
+        // that `hasPrefix(".")` does not see, but the name is still hidden.
         name.hasSuffix(".app") && name.utf8.count > 4 && name.utf8.count <= 255
-            && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\0")
+            && name.utf8.first != UInt8(ascii: ".") && FileNames.isSingleComponent(name)
     }
 }
