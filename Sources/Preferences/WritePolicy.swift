@@ -137,13 +137,17 @@ public struct CombinedWritePolicy: WritePolicy {
 
 /// What a policy read for one commit (``WritePolicy/forOneCommit()``),
 /// by key. Used by one commit on one thread.
+///
+/// Inlinable, so that a policy in another module (the Settings.bundle
+/// one) gets a copy made for its key type: the generic one looked each
+/// write's key up through witness tables, about 5,000 instructions.
 public final class CommitMemo<Key: Hashable, Value>: @unchecked Sendable {
-    private var values: [Key: Value] = [:]
+    @usableFromInline var values: [Key: Value] = [:]
 
-    public init() {}
+    @inlinable public init() {}
 
     /// The value kept for `key`, else `make()`'s, kept (a failure is not).
-    public func value<E: Error>(_ key: Key, _ make: () throws(E) -> Value) throws(E) -> Value {
+    @inlinable public func value<E: Error>(_ key: Key, _ make: () throws(E) -> Value) throws(E) -> Value {
         if let v = values[key] { return v }
         let v = try make()
         values[key] = v
@@ -152,7 +156,7 @@ public final class CommitMemo<Key: Hashable, Value>: @unchecked Sendable {
 
     /// `make()`'s value, through `memo` when there is one (a policy made
     /// for one commit), else made now.
-    public static func value<E: Error>(in memo: CommitMemo?, _ key: Key, _ make: () throws(E) -> Value) throws(E) -> Value {
+    @inlinable public static func value<E: Error>(in memo: CommitMemo?, _ key: Key, _ make: () throws(E) -> Value) throws(E) -> Value {
         guard let memo else { return try make() }
         return try memo.value(key, make)
     }

@@ -368,6 +368,8 @@ public enum Reply: Equatable, Sendable {
     public func encode() throws(PlistError) -> [UInt8] {
         var d: [PlistKey: PlistValue]
         switch self {
+        case .response(let id, .success(let result)) where result.isEmpty:
+            return Self.plainSuccess(id: id)
         case .response(let id, .success(let result)):
             d = ["id": .integer(Int128(id)), "ok": .bool(true)]
             if !result.isEmpty { d["result"] = .dictionary(result) }
@@ -381,6 +383,40 @@ public enum Reply: Equatable, Sendable {
             c.address.encode(into: &d)
         }
         return try PlistCodec.encode(.dictionary(d), format: .binary)
+    }
+
+    /// `{"id": id, "ok": true}`, the reply to almost every write, laid out
+    /// byte for byte as the binary writer lays it out (`MessageTests`
+    /// compares the two), without building a value and encoding it: the
+    /// general writer took about 10,000 instructions for these 40 bytes, an
+    /// eighth of prefsd's work for a write in a storm.
+    static func plainSuccess(id: Int) -> [UInt8] {
+        // Objects: 0 the dictionary, 1 "id", 2 "ok", 3 the integer, 4 true;
+        // the header and the two keys take bytes 0..<14, the integer starts at 14.
+        var out: [UInt8] = [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0x52, 0x69, 0x64, 0x52, 0x6F, 0x6B]
+        out.reserveCapacity(64)
+        let width = switch id {
+        case 0...0xFF: 1
+        case 0...0xFFFF: 2
+        case 0...0xFFFF_FFFF: 4
+        default: 8  // and every negative number, as two's complement
+        }
+        out.append(0x10 | UInt8(width.trailingZeroBitCount))
+        let bits = UInt64(bitPattern: Int64(id))
+        for byte in stride(from: width - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: bits >> (8 * byte))) }
+        let trueAt = out.count
+        out.append(0x09)
+        let dictionaryAt = out.count
+        out += [0xD2, 1, 2, 3, 4]
+        let tableAt = out.count
+        out += [UInt8(dictionaryAt), 8, 11, 14, UInt8(trueAt)]
+        // The trailer: six unused bytes, 1-byte offsets and references, five
+        // objects, the top object 0, and where the offset table starts.
+        out += [0, 0, 0, 0, 0, 0, 1, 1]
+        for field in [UInt64(5), 0, UInt64(tableAt)] {
+            for byte in stride(from: 7, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: field >> (8 * byte))) }
+        }
+        return out
     }
 
     /// Reads a reply payload.

@@ -25,6 +25,16 @@ import PropertyList
         #expect(try decoded.get() == request)
     }
 
+    /// The plain success reply is written by hand; it must be the very bytes
+    /// the binary writer gives the same dictionary, for every width of id.
+    @Test(arguments: [0, 1, 127, 128, 255, 256, 257, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0xFFFF_FFFF, 0x1_0000_0000, Int.max, -1, Int.min])
+    func aPlainSuccessIsWhatTheWriterWrites(id: Int) throws {
+        let general = try PlistCodec.encode(.dictionary(["id": .integer(Int128(id)), "ok": .bool(true)]), format: .binary)
+        let reply = Reply.response(id: id, .success([:]))
+        #expect(try reply.encode() == general)
+        #expect(try Reply.decode(reply.encode()) == reply)
+    }
+
     @Test func keychainOperationsUseTheirReservedCodes() {
         let keychain = Operation.allCases.filter { Operation.reservedForKeychain.contains($0.rawValue) }
         #expect(keychain == [.keychainFind, .keychainAdd, .keychainUpdate, .keychainDelete, .keychainLocked])

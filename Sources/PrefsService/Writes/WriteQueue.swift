@@ -22,8 +22,13 @@ struct WriteQueue {
 
     /// Queues `write` for the file at `path`.
     mutating func append(_ write: PendingWrite, path: String) {
-        if pending[path] == nil { order.append(path) }
-        pending[path, default: []].append(write)
+        let key = PlistKey(path)
+        if let at = pending.index(forKey: key) {
+            pending.values[at].append(write)
+        } else {
+            pending[key] = [write]
+            order.append(path)
+        }
     }
 
     /// Empties the queue: each file's writes, files in the order they were first written.
