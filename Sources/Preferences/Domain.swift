@@ -13,11 +13,13 @@ public enum Domain: Hashable, Sendable, CustomStringConvertible {
     /// Two domains are one when their names (or paths) have the same bytes:
     /// "é" and "e" + U+0301 name two files, so two domains (Swift's `String`
     /// would make them one).
+    /// (Compared as ``PlistKey``s, with `memcmp`: a walk of two UTF-8 views
+    /// took a write's look-ups in prefsd about 3,500 instructions.)
     public static func == (a: Domain, b: Domain) -> Bool {
         switch (a, b) {
         case (.global, .global): return true
-        case (.named(let x), .named(let y)): return x.utf8.elementsEqual(y.utf8)
-        case (.file(let x), .file(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.named(let x), .named(let y)): return PlistKey(x) == PlistKey(y)
+        case (.file(let x), .file(let y)): return PlistKey(x) == PlistKey(y)
         default: return false
         }
     }

@@ -58,6 +58,18 @@ import Testing
         }
     }
 
+    /// Two names with the same text in two normal forms are two files, so
+    /// two domains; the same bytes are one (equal, and one key).
+    @Test func domainsAreTheirBytes() {
+        let composed = "com.caf\u{e9}", decomposed = "com.cafe\u{301}"
+        #expect(composed == decomposed)  // Swift's String would make them one
+        #expect(Domain.named(composed) != Domain.named(decomposed))
+        #expect(Domain.file(path: "/p/" + composed) != Domain.file(path: "/p/" + decomposed))
+        #expect(Domain.named(composed) == Domain.named("com.caf\u{e9}"))
+        #expect(Domain.named(composed) != .global && Domain.named("a") != Domain.file(path: "a"))
+        #expect(Set([Domain.named(composed), .named(decomposed), .named(composed)]).count == 2)
+    }
+
     /// A slash or NUL that a combining mark follows is one `Character`
     /// with it, but the file system still sees the byte.
     @Test(arguments: ["a/\u{301}b", "a\u{0}\u{301}", "/\u{301}", "x..\u{301}", ""])
