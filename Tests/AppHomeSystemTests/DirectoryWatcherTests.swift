@@ -38,4 +38,16 @@ import TestSupport
         #expect(paths == reported.map { dir + "/" + $0 }, "\(paths)")
         #expect(!watcher.overflowed)
     }
+
+    /// Once each by bytes: two names that are one `String` (two normal
+    /// forms) are two files, and each is reported once however many events it had.
+    @Test func eachFileIsReportedOnceByItsBytes() throws {
+        let dir = ScratchDirectory.make("watcher")
+        defer { ScratchDirectory.remove(dir) }
+        let watcher = DirectoryWatcher()
+        #expect(watcher.watch(dir))
+        let names = ["caf\u{e9}.plist", "cafe\u{301}.plist"]
+        for _ in 0..<3 { for name in names { Self.touch(dir + "/" + name) } }
+        #expect(watcher.drain() == names.map { dir + "/" + $0 })
+    }
 }
