@@ -45,7 +45,10 @@ struct BinaryPlistWriter: ~Copyable {
     }
 
     private init() {
-        out = ByteBuffer(capacity: 1 << 16)
+        out = ByteBuffer(capacity: 1 << 10)
+        offsets.reserveCapacity(16)
+        refs.reserveCapacity(32)
+        containers.reserveCapacity(4)
     }
 
     private mutating func run(_ value: PlistValue) throws(PlistError) -> [UInt8] {
@@ -442,13 +445,13 @@ struct StringTable: ~Copyable {
     private var slots: UnsafeMutablePointer<Slot>
     private var mask: Int
     private var used = 0
-    private var arena = ByteBuffer(capacity: 1 << 12)
+    private var arena = ByteBuffer(capacity: 1 << 8)
     private let seed = Self.processSeed
     /// One random seed a process (a `getrandom` per table cost each encode a system call).
     private static let processSeed = UInt64.random(in: .min ... .max)
 
     init() {
-        mask = 255
+        mask = 15
         slots = .allocate(capacity: mask + 1)
         slots.initialize(repeating: Slot(hash: 0, start: 0, count: 0, object: -1), count: mask + 1)
     }
