@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PropertyList
 
 /// inotify on the directories that hold domains (prefsd's cache, `defaults
 /// watch` without prefsd): reports the paths of entries created, replaced,
@@ -65,8 +66,8 @@ public final class DirectoryWatcher {
         overflowed = false
         var paths: [String] = []
         // By bytes: two names that are canonically equivalent (one `String`)
-        // are two files.
-        var seen: Set<PathBytes> = []
+        // are two files (`PlistKey` hashes and compares the bytes at once).
+        var seen: Set<PlistKey> = []
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
@@ -89,7 +90,7 @@ public final class DirectoryWatcher {
                     }
                     if Self.isBookkeeping(nameBytes) { continue }
                     let path = dir + "/" + String(decoding: nameBytes, as: UTF8.self)
-                    if seen.insert(PathBytes(bytes: Array(path.utf8))).inserted { paths.append(path) }
+                    if seen.insert(PlistKey(path)).inserted { paths.append(path) }
                 }
             }
         }
@@ -97,10 +98,3 @@ public final class DirectoryWatcher {
     }
 }
 
-/// A path compared and hashed by its bytes, all at once: `[UInt8]`'s own
-/// hashing feeds them to the hasher one by one (about 3,600 instructions
-/// for a path, on every event prefsd's own commits cause).
-private struct PathBytes: Hashable {
-    let bytes: [UInt8]
-    func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
-}

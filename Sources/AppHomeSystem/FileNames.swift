@@ -19,8 +19,8 @@ public enum FileNames {
     /// character that it does not find, though the kernel sees the slash.
     public static func isSingleComponent(_ name: String) -> Bool {
         let bytes = name.utf8
-        return !bytes.isEmpty && !bytes.elementsEqual(".".utf8) && !bytes.elementsEqual("..".utf8)
-            && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
+        let dotsOnly = bytes.count <= 2 && bytes.allSatisfy { $0 == UInt8(ascii: ".") }
+        return !bytes.isEmpty && !dotsOnly && !bytes.contains(UInt8(ascii: "/")) && !bytes.contains(0)
     }
 
     /// How ``escaped(_:notation:)-(Sequence<UInt8>)`` writes what it escapes.
